@@ -1,0 +1,123 @@
+/**
+ * The gateway's configuration: the only module that reads process.env. Every
+ * value is validated once at start-up; a bad value throws a ConfigError whose
+ * message names the variable and fits on one line.
+ */
+
+export interface Config {
+  /** TCP port of the gateway (PORT, --port). Default 4000. */
+  readonly port: number;
+  /** Interface to listen on (HOST, --host). Default 0.0.0.0. */
+  readonly host: string;
+  /** Base URL of the GitLab upstream (GITLAB_URL, --gitlab-url); null starts the sandbox. */
+  readonly gitlabUrl: URL | null;
+  /** Per-call upstream timeout for headers and body, in ms (UPSTREAM_TIMEOUT_MS). Default 10,000. */
+  readonly upstreamTimeoutMs: number;
+  /** Keep-alive connections per upstream pool (UPSTREAM_CONNECTIONS). Default 64. */
+  readonly upstreamConnections: number;
+  /** Largest upstream JSON body accepted, in bytes (UPSTREAM_MAX_RESPONSE_BYTES). Default 32 MiB. */
+  readonly upstreamMaxResponseBytes: number;
+  /** Page size when a connection is asked with neither first nor last (DEFAULT_PAGE_SIZE). Default 20. */
+  readonly defaultPageSize: number;
+  /** Latency added by the sandbox to each response, in ms (SANDBOX_LATENCY_MS). Default 0. */
+  readonly sandboxLatencyMs: number;
+  /** Port of the sandbox GitLab (SANDBOX_GITLAB_PORT); 0 picks a free one. */
+  readonly sandboxGitlabPort: number;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** One option: its env variable, its CLI flag, and how to read it. */
+interface Option<K extends keyof Config> {
+  key: K;
+  env: string;
+  flag: string;
+  help: string;
+  parse: (raw: string, name: string) => Config[K];
+}
+
+function integer(min: number, max: number) {
+  return (raw: string, name: string): number => {
+    if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+    const value = Number(raw);
+    if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+    return value;
+  };
+}
+
+function httpUrl(raw: string, name: string): URL | null {
+  if (raw.trim() === '') return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} is not a URL: "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(`${name} must be an http or https URL, got "${raw}"`);
+  }
+  if (url.username || url.password) throw new ConfigError(`${name} must not hold credentials; send them per request`);
+  if (url.search || url.hash) throw new ConfigError(`${name} must not have a query or fragment`);
+  return url;
+}
+
+const OPTIONS = [
+  { key: 'port', env: 'PORT', flag: '--port', help: 'port of the gateway (default 4000)', parse: integer(0, 65535) },
+  { key: 'host', env: 'HOST', flag: '--host', help: 'interface to listen on (default 0.0.0.0)', parse: (raw: string) => raw },
+  { key: 'gitlabUrl', env: 'GITLAB_URL', flag: '--gitlab-url', help: 'GitLab base URL, e.g. https://gitlab.example.com (default: built-in sandbox)', parse: httpUrl },
+  { key: 'upstreamTimeoutMs', env: 'UPSTREAM_TIMEOUT_MS', flag: '--upstream-timeout-ms', help: 'upstream headers and body timeout in ms (default 10000)', parse: integer(1, 600_000) },
+  { key: 'upstreamConnections', env: 'UPSTREAM_CONNECTIONS', flag: '--upstream-connections', help: 'keep-alive connections per upstream (default 64)', parse: integer(1, 4096) },
+  { key: 'upstreamMaxResponseBytes', env: 'UPSTREAM_MAX_RESPONSE_BYTES', flag: '--upstream-max-response-bytes', help: 'largest upstream JSON response in bytes (default 33554432)', parse: integer(1024, 2 ** 31) },
+  { key: 'defaultPageSize', env: 'DEFAULT_PAGE_SIZE', flag: '--default-page-size', help: 'page size when neither first nor last is given (default 20)', parse: integer(1, 100) },
+  { key: 'sandboxLatencyMs', env: 'SANDBOX_LATENCY_MS', flag: '--sandbox-latency-ms', help: 'latency the sandbox adds per call, in ms (default 0)', parse: integer(0, 60_000) },
+  { key: 'sandboxGitlabPort', env: 'SANDBOX_GITLAB_PORT', flag: '--sandbox-gitlab-port', help: 'port of the sandbox GitLab (default: a free port)', parse: integer(0, 65535) },
+] satisfies Option<keyof Config>[];
+
+const DEFAULTS: Config = {
+  port: 4000,
+  host: '0.0.0.0',
+  gitlabUrl: null,
+  upstreamTimeoutMs: 10_000,
+  upstreamConnections: 64,
+  upstreamMaxResponseBytes: 32 * 1024 * 1024,
+  defaultPageSize: 20,
+  sandboxLatencyMs: 0,
+  sandboxGitlabPort: 0,
+};
+
+/** Lines for `--help`: every option with its flag and env variable. */
+export function configHelp(): string {
+  return OPTIONS.map((o) => `  ${`${o.flag} <value>`.padEnd(36)} ${o.env.padEnd(28)} ${o.help}`).join('\n');
+}
+
+/**
+ * Reads the config from the environment and `--flag value` / `--flag=value`
+ * arguments (flags win). Throws ConfigError on an unknown flag or a bad value.
+ */
+export function loadConfig(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  args: readonly string[] = [],
+): Config {
+  const raw = new Map<string, { value: string; name: string }>();
+  for (const option of OPTIONS) {
+    const value = env[option.env];
+    if (value !== undefined) raw.set(option.key, { value, name: option.env });
+  }
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const option = OPTIONS.find((o) => o.flag === flag);
+    if (!option) throw new ConfigError(`unknown option "${arg}" (see --help)`);
+    const value = inline ?? args[++i];
+    if (value === undefined) throw new ConfigError(`${flag} needs a value`);
+    raw.set(option.key, { value, name: flag });
+  }
+  const config: Record<string, unknown> = { ...DEFAULTS };
+  for (const option of OPTIONS) {
+    const given = raw.get(option.key);
+    if (given) config[option.key] = option.parse(given.value, given.name);
+  }
+  return Object.freeze(config as unknown as Config);
+}

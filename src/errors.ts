@@ -1,0 +1,50 @@
+/**
+ * The closed set of error codes a caller can see in `extensions.code`, and the
+ * plain Error classes that carry them up to the GraphQL layer. Nothing here
+ * knows GraphQL: the server turns these into public errors in one place.
+ */
+
+export type ErrorCode =
+  | 'UNAUTHENTICATED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'BAD_USER_INPUT'
+  | 'UPSTREAM_ERROR'
+  | 'UPSTREAM_TIMEOUT'
+  | 'UPSTREAM_UNAVAILABLE'
+  | 'UPSTREAM_RATE_LIMITED';
+
+/** Where a failing upstream call went; never holds a credential or a query string. */
+export interface UpstreamInfo {
+  name: string;
+  status: number | null;
+  method: string;
+  path: string;
+}
+
+/** A failure reported by (or on the way to) an upstream REST API. */
+export class UpstreamError extends Error {
+  override readonly name = 'UpstreamError';
+  constructor(
+    message: string,
+    readonly code: ErrorCode,
+    readonly upstream: UpstreamInfo,
+    /** The parsed upstream error body, for clients that refine the mapping (400 maps, 409). */
+    readonly body: unknown = null,
+  ) {
+    super(message);
+  }
+}
+
+/** A request the caller got wrong before any upstream was asked. */
+export class InputError extends Error {
+  override readonly name = 'InputError';
+  readonly code: ErrorCode = 'BAD_USER_INPUT';
+  constructor(
+    message: string,
+    /** The argument path that is wrong, e.g. ['first']. */
+    readonly field: string[] = [],
+  ) {
+    super(message);
+  }
+}

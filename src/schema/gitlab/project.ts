@@ -1,0 +1,310 @@
+/**
+ * The Project node: every field of GitLab's project record, its embedded
+ * objects, forks, members and languages, and the project query entry points.
+ *
+ * A record can come in several forms (full, simple, fork list, the
+ * `forked_from_project` summary). A field the record lacks is read from the
+ * full project through the request's loader, so one extra call serves every
+ * missing field of that project, and fields the record holds cost nothing.
+ */
+import { InputError } from '../../errors.js';
+import type { ProjectReadOptions } from '../../upstreams/gitlab/client.js';
+import type { ProjectRecord } from '../../upstreams/gitlab/records.js';
+import { builder } from '../builder.js';
+import type { Context } from '../context.js';
+import { decodeGlobalId } from '../global-id.js';
+import { resolveConnection } from '../pagination.js';
+import { selects, selectsOnNodes } from '../selection.js';
+import { Namespace } from './namespace.js';
+import {
+  LanguageShare,
+  ProjectLicense,
+  ProjectLinks,
+  ProjectPermissions,
+  ProjectStatistics,
+  SharedGroup,
+} from './project-details.js';
+import { knownOrNull, MergeMethod, ProjectVisibility } from './project-enums.js';
+import { projectFilterArgs, toRestFilters, type ProjectFilterArgs } from './project-filters.js';
+import { User, UserConnection } from './user.js';
+
+export const Project = builder.objectRef<ProjectRecord>('Project');
+
+/** A field of the project, from the record when it holds it, else from the full project. */
+function projectValue<K extends keyof ProjectRecord>(
+  record: ProjectRecord,
+  key: K,
+  ctx: Context,
+  options: ProjectReadOptions = {},
+): ProjectRecord[K] | null | Promise<ProjectRecord[K] | null> {
+  if (key in record) return record[key] ?? null;
+  const needsOption = options.statistics || options.license;
+  if (!needsOption && ctx.gitlab.loaders.isComplete(record)) return null;
+  return ctx.gitlab.loaders.project(record.id, options).then((full) => full?.[key] ?? null);
+}
+
+const VISIBILITIES = ['private', 'internal', 'public'] as const;
+const MERGE_METHODS = ['merge', 'rebase_merge', 'ff'] as const;
+
+builder.node(Project, {
+  description: 'A GitLab project: a repository with its issues, merge requests, CI jobs and settings.',
+  id: { resolve: (p) => p.id },
+  loadOne: (id, ctx) => ctx.gitlab.loaders.project(id),
+  fields: (t) => {
+    const text = (key: keyof ProjectRecord, description: string) =>
+      t.string({
+        nullable: true,
+        description,
+        resolve: async (p, _args, ctx) => {
+          const value = await projectValue(p, key, ctx);
+          return typeof value === 'string' ? value : null;
+        },
+      });
+    const flag = (key: keyof ProjectRecord, description: string) =>
+      t.boolean({
+        nullable: true,
+        description,
+        resolve: async (p, _args, ctx) => {
+          const value = await projectValue(p, key, ctx);
+          return typeof value === 'boolean' ? value : null;
+        },
+      });
+    const count = (key: keyof ProjectRecord, description: string) =>
+      t.int({
+        nullable: true,
+        description,
+        resolve: async (p, _args, ctx) => {
+          const value = await projectValue(p, key, ctx);
+          return typeof value === 'number' ? value : null;
+        },
+      });
+    const time = (key: keyof ProjectRecord, description: string) =>
+      t.field({
+        type: 'DateTime',
+        nullable: true,
+        description,
+        resolve: async (p, _args, ctx) => {
+          const value = await projectValue(p, key, ctx);
+          return typeof value === 'string' ? value : null;
+        },
+      });
+    return {
+      restId: t.int({ description: 'Numeric id of the project in the GitLab REST API.', resolve: (p) => p.id }),
+      name: t.string({ description: 'Name of the project.', resolve: (p) => p.name ?? '' }),
+      nameWithNamespace: t.string({ description: 'Name of the project with its namespace, e.g. `Group / Project`.', resolve: (p) => p.name_with_namespace ?? '' }),
+      path: t.string({ description: 'Path of the project, the last segment of its full path.', resolve: (p) => p.path ?? '' }),
+      pathWithNamespace: t.string({ description: 'Full path of the project, e.g. `group/project`.', resolve: (p) => p.path_with_namespace ?? '' }),
+      description: text('description', 'Description of the project.'),
+      defaultBranch: text('default_branch', 'Default branch of the repository.'),
+      visibility: t.field({
+        type: ProjectVisibility,
+        nullable: true,
+        description: 'Visibility of the project.',
+        resolve: async (p, _args, ctx) => knownOrNull(VISIBILITIES, (await projectValue(p, 'visibility', ctx)) ?? null),
+      }),
+      sshUrlToRepo: text('ssh_url_to_repo', 'URL to clone the repository over SSH.'),
+      httpUrlToRepo: text('http_url_to_repo', 'URL to clone the repository over HTTP.'),
+      webUrl: text('web_url', 'URL of the project\'s page.'),
+      readmeUrl: text('readme_url', 'URL of the README of the default branch.'),
+      avatarUrl: text('avatar_url', 'URL of the project\'s avatar.'),
+      tagList: t.stringList({
+        description: 'Tags of the project (called topics since GitLab 14).',
+        resolve: (p) => p.tag_list ?? p.topics ?? [],
+      }),
+      topics: t.stringList({ description: 'Topics of the project.', resolve: (p) => p.topics ?? p.tag_list ?? [] }),
+      createdAt: time('created_at', 'Time the project was created.'),
+      updatedAt: time('updated_at', 'Time the project was last updated.'),
+      lastActivityAt: time('last_activity_at', 'Time of the last activity in the project.'),
+      forksCount: count('forks_count', 'Number of forks of the project.'),
+      starCount: count('star_count', 'Number of users who starred the project.'),
+      openIssuesCount: count('open_issues_count', 'Number of open issues.'),
+      approvalsBeforeMerge: count('approvals_before_merge', 'Number of approvals a merge request needs.'),
+      creatorId: count('creator_id', 'Numeric id of the user who created the project.'),
+      importStatus: text('import_status', 'Status of an import or fork: `none`, `scheduled`, `started`, `finished` or `failed`. A fork is complete when it reads `finished` or `none`.'),
+      importError: text('import_error', 'Error of a failed import.'),
+      licenseUrl: text('license_url', 'URL of the license file in the repository.'),
+      repositoryStorage: text('repository_storage', 'Storage shard holding the repository (admins only).'),
+      runnersToken: text('runners_token', 'Registration token for the project\'s runners. A secret: GitLab returns it to maintainers and admins only, and it is never cached or logged.'),
+      mergeMethod: t.field({
+        type: MergeMethod,
+        nullable: true,
+        description: 'How merge requests are merged.',
+        resolve: async (p, _args, ctx) => knownOrNull(MERGE_METHODS, (await projectValue(p, 'merge_method', ctx)) ?? null),
+      }),
+      archived: flag('archived', 'Indicates the project is archived (read-only).'),
+      issuesEnabled: flag('issues_enabled', 'Indicates issues are enabled.'),
+      mergeRequestsEnabled: flag('merge_requests_enabled', 'Indicates merge requests are enabled.'),
+      jobsEnabled: flag('jobs_enabled', 'Indicates CI jobs are enabled.'),
+      wikiEnabled: flag('wiki_enabled', 'Indicates the wiki is enabled.'),
+      snippetsEnabled: flag('snippets_enabled', 'Indicates snippets are enabled.'),
+      resolveOutdatedDiffDiscussions: flag('resolve_outdated_diff_discussions', 'Indicates discussions on outdated diff lines are resolved automatically.'),
+      containerRegistryEnabled: flag('container_registry_enabled', 'Indicates the container registry is enabled.'),
+      sharedRunnersEnabled: flag('shared_runners_enabled', 'Indicates shared runners run the project\'s jobs.'),
+      publicJobs: flag('public_jobs', 'Indicates CI jobs are visible to non-members.'),
+      onlyAllowMergeIfPipelineSucceeds: flag('only_allow_merge_if_pipeline_succeeds', 'Indicates merge requests merge only after a successful pipeline.'),
+      onlyAllowMergeIfAllDiscussionsAreResolved: flag('only_allow_merge_if_all_discussions_are_resolved', 'Indicates merge requests merge only when all discussions are resolved.'),
+      printingMergeRequestsLinkEnabled: flag('printing_merge_requests_link_enabled', 'Indicates a link to create or view a merge request is printed on push.'),
+      requestAccessEnabled: flag('request_access_enabled', 'Indicates users may request access to the project.'),
+      namespace: t.field({
+        type: Namespace,
+        nullable: true,
+        description: 'Namespace the project lives in.',
+        resolve: (p, _args, ctx) => projectValue(p, 'namespace', ctx),
+      }),
+      owner: t.field({
+        type: User,
+        nullable: true,
+        description: 'User who owns the project; null for projects in a group namespace.',
+        resolve: (p, _args, ctx) => projectValue(p, 'owner', ctx),
+      }),
+      permissions: t.field({
+        type: ProjectPermissions,
+        nullable: true,
+        description: 'What the caller may do in the project; null for anonymous callers.',
+        resolve: (p, _args, ctx) => projectValue(p, 'permissions', ctx),
+      }),
+      sharedWithGroups: t.field({
+        type: [SharedGroup],
+        nullable: true,
+        description: 'Groups the project is shared with.',
+        resolve: (p, _args, ctx) => projectValue(p, 'shared_with_groups', ctx),
+      }),
+      statistics: t.field({
+        type: ProjectStatistics,
+        nullable: true,
+        description: 'Storage statistics of the project; null when GitLab does not show them to the caller.',
+        resolve: (p, _args, ctx) => projectValue(p, 'statistics', ctx, { statistics: true }),
+      }),
+      license: t.field({
+        type: ProjectLicense,
+        nullable: true,
+        description: 'License detected in the repository; null when there is none.',
+        resolve: (p, _args, ctx) => projectValue(p, 'license', ctx, { license: true }),
+      }),
+      links: t.field({
+        type: ProjectLinks,
+        nullable: true,
+        description: 'REST API URLs of the project and its sub-resources.',
+        resolve: (p, _args, ctx) => projectValue(p, '_links', ctx),
+      }),
+      forkedFrom: t.field({
+        type: Project,
+        nullable: true,
+        description: 'Project this one was forked from; null when it is not a fork or the caller is anonymous. Fields GitLab embeds in the fork cost no call; any other field loads the parent once per request.',
+        resolve: (p, _args, ctx) => projectValue(p, 'forked_from_project', ctx),
+      }),
+      languages: t.field({
+        type: [LanguageShare],
+        description: 'Programming languages of the repository with their shares, largest first.',
+        resolve: async (p, _args, ctx) => {
+          const shares = await ctx.gitlab.loaders.languages(p.id);
+          return Object.entries(shares ?? {})
+            .map(([name, percentage]) => ({ name, percentage }))
+            .sort((a, b) => b.percentage - a.percentage);
+        },
+      }),
+      forks: t.connection(
+        {
+          type: Project,
+          description: 'Forks of the project visible to the caller.',
+          args: projectFilterArgs(t.arg, { programmingLanguage: false }),
+          resolve: (p, args, ctx, info) => listProjects(ctx, args, selectsOnNodes(info, 'statistics'), 'forks', (query, page) =>
+            ctx.gitlab.client.listForks(p.id, query, page)),
+        },
+        ProjectConnection,
+      ),
+      users: t.connection(
+        {
+          type: User,
+          description: 'Users who are members of the project.',
+          args: { search: t.arg.string({ description: 'Returns users whose name or username matches.' }) },
+          resolve: (p, args, ctx) =>
+            resolveConnection(args, ctx.defaultPageSize, (page, perPage) =>
+              ctx.gitlab.client.listProjectUsers(p.id, args.search ?? undefined, { page, perPage })),
+        },
+        UserConnection,
+      ),
+    };
+  },
+});
+
+export const ProjectConnection = builder.connectionObject(
+  { type: Project, name: 'ProjectConnection', description: 'A page of projects.' },
+  { name: 'ProjectEdge', description: 'A project with its cursor.' },
+);
+
+type ListKind = 'projects' | 'forks';
+
+/**
+ * Fetches a page of projects and primes the loader with full-form records.
+ * Fork lists leave out owner, permissions and statistics, so they are not
+ * complete and prime nothing.
+ */
+async function listProjects(
+  ctx: Context,
+  args: ProjectFilterArgs & { first?: number | null; after?: string | null; last?: number | null; before?: string | null },
+  statistics: boolean,
+  kind: ListKind,
+  fetch: (query: ReturnType<typeof toRestFilters>, page: { page: number; perPage: number }) => ReturnType<Context['gitlab']['client']['listProjects']>,
+) {
+  const query = { ...toRestFilters(args), statistics: statistics || undefined };
+  return resolveConnection(args, ctx.defaultPageSize, async (page, perPage) => {
+    const result = await fetch(query, { page, perPage });
+    if (kind === 'projects') ctx.gitlab.loaders.markComplete(result.items, { statistics });
+    return result;
+  });
+}
+
+/** The project id a `project(id:)` argument names: a Project global id or a plain number. */
+function projectIdFromArg(id: string): string {
+  if (/^\d{1,12}$/.test(id)) return id;
+  const decoded = decodeGlobalId(id);
+  if (decoded.typename !== 'Project') throw new InputError(`"${id.slice(0, 80)}" is not a Project id.`, ['id']);
+  return decoded.id;
+}
+
+builder.queryFields((t) => ({
+  project: t.field({
+    type: Project,
+    nullable: true,
+    description: 'Finds a project by global id (or numeric REST id) or by full path; null when it does not exist or is not visible to the caller.',
+    args: {
+      id: t.arg.id({ description: 'Global id, e.g. `gid://duograph/Project/42`, or the numeric REST id.' }),
+      fullPath: t.arg.string({ description: 'Full path of the project, e.g. `group/project`.' }),
+    },
+    resolve: (_root, args, ctx, info) => {
+      const given = [args.id, args.fullPath].filter((v) => v !== null && v !== undefined);
+      if (given.length !== 1) throw new InputError('Give exactly one of "id" and "fullPath".', given.length ? ['fullPath'] : ['id']);
+      const key = args.id !== null && args.id !== undefined ? projectIdFromArg(String(args.id)) : String(args.fullPath);
+      return ctx.gitlab.loaders.project(key, { statistics: selects(info, ['statistics']), license: selects(info, ['license']) });
+    },
+  }),
+  projects: t.connection(
+    {
+      type: Project,
+      description: 'Lists projects visible to the caller: all public ones for an anonymous caller.',
+      args: {
+        ...projectFilterArgs(t.arg, { programmingLanguage: true }),
+        wikiChecksumFailed: t.arg.boolean({ description: 'Limits to projects whose wiki checksum failed (premium tier).' }),
+        repositoryChecksumFailed: t.arg.boolean({ description: 'Limits to projects whose repository checksum failed (premium tier).' }),
+      },
+      resolve: (_root, args, ctx, info) =>
+        listProjects(ctx, args, selectsOnNodes(info, 'statistics'), 'projects', (query, page) => ctx.gitlab.client.listProjects(query, page)),
+    },
+    ProjectConnection,
+  ),
+  userProjects: t.connection(
+    {
+      type: Project,
+      description: 'Lists the projects of a user that the caller can see.',
+      args: {
+        user: t.arg.string({ required: true, description: 'Numeric id or username of the user.' }),
+        ...projectFilterArgs(t.arg, { programmingLanguage: true }),
+      },
+      resolve: (_root, args, ctx, info) =>
+        listProjects(ctx, args, selectsOnNodes(info, 'statistics'), 'projects', (query, page) =>
+          ctx.gitlab.client.listUserProjects(args.user, query, page)),
+    },
+    ProjectConnection,
+  ),
+}));

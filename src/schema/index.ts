@@ -1,0 +1,9 @@
+/** Builds the schema: imports every domain file, then asks the builder for it. */
+import type { GraphQLSchema } from 'graphql';
+import { builder } from './builder.js';
+import './scalars.js';
+import './gitlab/project.js';
+
+export function buildSchema(): GraphQLSchema {
+  return builder.toSchema({ sortSchema: true });
+}

@@ -1,0 +1,28 @@
+/** Turns an upstream window into the Relay connection shape Pothos serves. */
+import { encodeCursor, fetchWindow, type PageFetcher, type WindowArgs } from '../upstreams/pagination.js';
+
+export interface ConnectionResult<T> {
+  edges: { cursor: string; node: T }[];
+  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+  totalCount: number | null;
+}
+
+/** Fetches the window `args` asks for with the fewest upstream page calls. */
+export async function resolveConnection<T>(
+  args: WindowArgs,
+  defaultPageSize: number,
+  fetchPage: PageFetcher<T>,
+): Promise<ConnectionResult<T>> {
+  const window = await fetchWindow(args, defaultPageSize, fetchPage);
+  const edges = window.items.map((node, i) => ({ cursor: encodeCursor(window.start + i), node }));
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage: window.hasNextPage,
+      hasPreviousPage: window.hasPreviousPage,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges[edges.length - 1]?.cursor ?? null,
+    },
+    totalCount: window.total,
+  };
+}

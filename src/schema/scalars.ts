@@ -1,0 +1,17 @@
+/** Scalars shared by both upstreams. */
+import { GraphQLError } from 'graphql';
+import { builder } from './builder.js';
+
+builder.scalarType('DateTime', {
+  description: 'A timestamp in ISO 8601, always in UTC, e.g. `2026-03-01T12:00:00.000Z`.',
+  serialize: (value) => {
+    const date = value instanceof Date ? value : new Date(String(value));
+    if (Number.isNaN(date.getTime())) throw new GraphQLError(`"${String(value).slice(0, 40)}" is not a timestamp.`);
+    return date.toISOString();
+  },
+  parseValue: (value) => {
+    const date = typeof value === 'string' ? new Date(value) : new Date(Number.NaN);
+    if (Number.isNaN(date.getTime())) throw new GraphQLError('A DateTime must be an ISO 8601 string.');
+    return date;
+  },
+});

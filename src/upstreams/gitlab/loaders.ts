@@ -1,0 +1,70 @@
+/**
+ * Per-request DataLoaders over the GitLab client. GitLab has no batch read,
+ * so a batch is one call per distinct key; what the loaders buy is that no
+ * key is fetched twice in one request, and that list results prime them.
+ * Created once per GraphQL request: never shared across requests or callers.
+ */
+import DataLoader from 'dataloader';
+import type { GitlabClient, ProjectReadOptions } from './client.js';
+import type { LanguagesRecord, ProjectRecord } from './records.js';
+
+function projectKey(id: number | string, options: ProjectReadOptions): string {
+  return `${options.statistics ? 's' : '-'}${options.license ? 'l' : '-'}:${String(id)}`;
+}
+
+export class GitlabLoaders {
+  /** Records that hold every field GitLab shows this caller (not a simple, embedded or fork-list form). */
+  private readonly complete = new WeakSet<ProjectRecord>();
+  private readonly projects: DataLoader<string, ProjectRecord | null>;
+  private readonly languageLoader: DataLoader<string, LanguagesRecord | null>;
+
+  constructor(readonly client: GitlabClient) {
+    this.projects = new DataLoader(
+      (keys) =>
+        Promise.all(
+          keys.map(async (key) => {
+            const options: ProjectReadOptions = { statistics: key[0] === 's', license: key[1] === 'l' };
+            const record = await client.getProject(key.slice(3), options);
+            if (record) this.markComplete([record], options);
+            return record;
+          }),
+        ),
+      { maxBatchSize: 100 },
+    );
+    this.languageLoader = new DataLoader((ids) => Promise.all(ids.map((id) => client.getLanguages(id))));
+  }
+
+  /** One project by id or full path, with statistics or license when asked. */
+  project(id: number | string, options: ProjectReadOptions = {}): Promise<ProjectRecord | null> {
+    return this.projects.load(projectKey(id, options));
+  }
+
+  /** The language shares of a project. */
+  languages(id: number | string): Promise<LanguagesRecord | null> {
+    return this.languageLoader.load(String(id));
+  }
+
+  /** Whether the record already holds every field this caller may see, so a missing field is really absent. */
+  isComplete(record: ProjectRecord): boolean {
+    return this.client.anonymous || this.complete.has(record);
+  }
+
+  /**
+   * Records full-form list results as complete and primes the project loader
+   * with them, under their id and their path, so later lookups cost no call.
+   */
+  markComplete(records: readonly ProjectRecord[], options: ProjectReadOptions): void {
+    for (const record of records) {
+      this.complete.add(record);
+      const keys: string[] = [];
+      for (const id of [record.id, record.path_with_namespace]) {
+        if (id === undefined) continue;
+        keys.push(projectKey(id, {}));
+        if (options.statistics) keys.push(projectKey(id, { statistics: true }));
+        if (options.license) keys.push(projectKey(id, { license: true }));
+        if (options.statistics && options.license) keys.push(projectKey(id, options));
+      }
+      for (const key of keys) this.projects.prime(key, record);
+    }
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * GitLab REST records exactly as the API returns them (snake_case). Fields
+ * are optional wherever some endpoint or form leaves them out: the simple
+ * form, the fork list, `forked_from_project`, or an older or newer server.
+ */
+
+export interface NamespaceRecord {
+  id: number;
+  name: string;
+  path: string;
+  kind: string;
+  full_path: string;
+  parent_id?: number | null;
+  avatar_url?: string | null;
+  web_url?: string;
+}
+
+export interface OwnerRecord {
+  id: number;
+  name: string;
+  created_at?: string;
+  username?: string;
+  state?: string;
+  avatar_url?: string | null;
+  web_url?: string;
+}
+
+export interface AccessRecord {
+  access_level: number;
+  notification_level: number | null;
+}
+
+export interface PermissionsRecord {
+  project_access: AccessRecord | null;
+  group_access: AccessRecord | null;
+}
+
+export interface SharedGroupRecord {
+  group_id: number;
+  group_name: string;
+  group_full_path: string;
+  group_access_level: number;
+  expires_at?: string | null;
+}
+
+export interface StatisticsRecord {
+  commit_count: number;
+  storage_size: number;
+  repository_size: number;
+  lfs_objects_size: number;
+  job_artifacts_size: number;
+  wiki_size?: number;
+  packages_size?: number;
+  snippets_size?: number;
+  uploads_size?: number;
+}
+
+export interface LicenseRecord {
+  key: string;
+  name: string;
+  nickname: string | null;
+  html_url: string | null;
+  source_url: string | null;
+}
+
+export interface ProjectLinksRecord {
+  self: string;
+  issues?: string;
+  merge_requests?: string;
+  repo_branches: string;
+  labels: string;
+  events: string;
+  members: string;
+}
+
+/** A project in any of its forms; only `id` is always there. */
+export interface ProjectRecord {
+  id: number;
+  description?: string | null;
+  default_branch?: string | null;
+  visibility?: string;
+  ssh_url_to_repo?: string;
+  http_url_to_repo?: string;
+  web_url?: string;
+  readme_url?: string | null;
+  tag_list?: string[];
+  topics?: string[];
+  owner?: OwnerRecord | null;
+  name?: string;
+  name_with_namespace?: string;
+  path?: string;
+  path_with_namespace?: string;
+  issues_enabled?: boolean;
+  open_issues_count?: number;
+  merge_requests_enabled?: boolean;
+  jobs_enabled?: boolean;
+  wiki_enabled?: boolean;
+  snippets_enabled?: boolean;
+  resolve_outdated_diff_discussions?: boolean;
+  container_registry_enabled?: boolean;
+  created_at?: string;
+  updated_at?: string;
+  last_activity_at?: string;
+  creator_id?: number;
+  namespace?: NamespaceRecord;
+  import_status?: string;
+  import_error?: string | null;
+  permissions?: PermissionsRecord;
+  archived?: boolean;
+  avatar_url?: string | null;
+  license_url?: string | null;
+  license?: LicenseRecord | null;
+  shared_runners_enabled?: boolean;
+  forks_count?: number;
+  star_count?: number;
+  runners_token?: string;
+  public_jobs?: boolean;
+  shared_with_groups?: SharedGroupRecord[];
+  repository_storage?: string;
+  only_allow_merge_if_pipeline_succeeds?: boolean;
+  only_allow_merge_if_all_discussions_are_resolved?: boolean;
+  printing_merge_requests_link_enabled?: boolean;
+  request_access_enabled?: boolean;
+  merge_method?: string;
+  approvals_before_merge?: number;
+  statistics?: StatisticsRecord;
+  _links?: ProjectLinksRecord;
+  forked_from_project?: ProjectRecord;
+}
+
+/** A member of a project as GET /projects/:id/users lists it. */
+export interface ProjectUserRecord {
+  id: number;
+  username: string;
+  name: string;
+  state: string;
+  avatar_url: string | null;
+  web_url: string;
+}
+
+/** GET /projects/:id/languages: language name to percentage. */
+export type LanguagesRecord = Record<string, number>;

@@ -1,0 +1,142 @@
+/**
+ * Relay windows over offset pagination: opaque cursors that hold an offset,
+ * the window a `first/after/last/before` set asks for, and the fewest
+ * `page`/`per_page` calls that cover it. Pure, apart from the page fetcher
+ * that `fetchWindow` is given.
+ */
+import { InputError } from '../errors.js';
+
+/** GitLab's per_page maximum, and so the most one connection page may ask for. */
+export const MAX_PAGE_SIZE = 100;
+
+export interface WindowArgs {
+  first?: number | null;
+  after?: string | null;
+  last?: number | null;
+  before?: string | null;
+}
+
+/** One upstream page: its items, the list's total when sent, and whether a next page exists. */
+export interface Page<T> {
+  items: T[];
+  total: number | null;
+  hasNext: boolean;
+}
+
+export type PageFetcher<T> = (page: number, perPage: number) => Promise<Page<T>>;
+
+export interface Window<T> {
+  /** The items of the window, in list order. */
+  items: T[];
+  /** Offset of the first item in the whole list. */
+  start: number;
+  total: number | null;
+  hasNextPage: boolean;
+  hasPreviousPage: boolean;
+}
+
+const CURSOR_PREFIX = 'offset:';
+
+/** An opaque cursor for the item at `offset` (0-based). */
+export function encodeCursor(offset: number): string {
+  return Buffer.from(`${CURSOR_PREFIX}${offset}`).toString('base64url');
+}
+
+/** The offset a cursor holds; throws InputError for anything this gateway did not issue. */
+export function decodeCursor(cursor: string, argument: string): number {
+  const text = /^[A-Za-z0-9_-]{1,40}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
+  const match = /^offset:(\d{1,9})$/.exec(text);
+  if (!match) throw new InputError(`"${argument}" is not a valid cursor.`, [argument]);
+  return Number(match[1]);
+}
+
+function checkSize(value: number | null | undefined, argument: string): number | null {
+  if (value === null || value === undefined) return null;
+  if (!Number.isInteger(value) || value < 0 || value > MAX_PAGE_SIZE) {
+    throw new InputError(`"${argument}" must be between 0 and ${MAX_PAGE_SIZE}, got ${value}.`, [argument]);
+  }
+  return value;
+}
+
+/** The requested window: a closed range, or the last `count` items before an unknown end. */
+export type Range = { kind: 'range'; start: number; end: number } | { kind: 'tail'; start: number; count: number };
+
+/** Validates the arguments and turns them into a range of offsets. */
+export function resolveRange(args: WindowArgs, defaultSize: number): Range {
+  const first = checkSize(args.first, 'first');
+  const last = checkSize(args.last, 'last');
+  const after = args.after ? decodeCursor(args.after, 'after') : null;
+  const before = args.before ? decodeCursor(args.before, 'before') : null;
+  const start = after === null ? 0 : after + 1;
+  let end = before;
+  if (first !== null) end = end === null ? start + first : Math.min(end, start + first);
+  if (first === null && last === null && end === null) end = start + defaultSize;
+  if (last !== null) {
+    if (end === null) return { kind: 'tail', start, count: last };
+    return { kind: 'range', start: Math.max(start, end - last), end: Math.max(start, end) };
+  }
+  return { kind: 'range', start, end: Math.max(start, end ?? start) };
+}
+
+/**
+ * The fewest calls that cover [start, end), and among those the smallest
+ * page: `first: 30, after: <item 10>` is one call of 40 rather than two of 30.
+ */
+export function planPages(start: number, end: number): { perPage: number; pages: number[] } {
+  const length = Math.max(1, end - start);
+  for (let calls = 1; ; calls++) {
+    for (let perPage = Math.max(1, Math.ceil(length / calls)); perPage <= MAX_PAGE_SIZE; perPage++) {
+      const firstPage = Math.floor(start / perPage);
+      const lastPage = Math.floor((start + length - 1) / perPage);
+      if (lastPage - firstPage + 1 <= calls) {
+        const pages: number[] = [];
+        for (let p = firstPage; p <= lastPage; p++) pages.push(p + 1);
+        return { perPage, pages };
+      }
+    }
+  }
+}
+
+async function fetchRange<T>(start: number, end: number, fetchPage: PageFetcher<T>): Promise<Window<T>> {
+  const { perPage, pages } = planPages(start, end);
+  const results = await Promise.all(pages.map((page) => fetchPage(page, perPage)));
+  const firstOffset = ((pages[0] ?? 1) - 1) * perPage;
+  const all: T[] = [];
+  for (const result of results) {
+    all.push(...result.items);
+    if (result.items.length < perPage) break;
+  }
+  const lastResult = results[results.length - 1];
+  const total = lastResult?.total ?? results[0]?.total ?? null;
+  const items = end > start ? all.slice(start - firstOffset, end - firstOffset) : [];
+  const fetchedEnd = firstOffset + all.length;
+  let hasNextPage: boolean;
+  if (total !== null) hasNextPage = end < total;
+  else hasNextPage = fetchedEnd > end || (fetchedEnd === end && (lastResult?.hasNext ?? false));
+  return { items, start, total, hasNextPage, hasPreviousPage: start > 0 };
+}
+
+/**
+ * Fetches the window the arguments ask for with the fewest page calls.
+ * `last` without `before` needs the list's total: one call learns it (and
+ * serves the window when the list is short enough), a second fetches the tail.
+ */
+export async function fetchWindow<T>(args: WindowArgs, defaultSize: number, fetchPage: PageFetcher<T>): Promise<Window<T>> {
+  const range = resolveRange(args, defaultSize);
+  if (range.kind === 'range') return fetchRange(range.start, range.end, fetchPage);
+  const probeSize = Math.max(1, range.count);
+  const probe = await fetchPage(1, probeSize);
+  if (probe.total === null && probe.hasNext) {
+    throw new InputError(
+      'The upstream does not report this list\'s total (above 10,000 items, or a list it never counts), so "last" needs "before"; page with "first" instead.',
+      ['last'],
+    );
+  }
+  const total = probe.total ?? probe.items.length;
+  const start = Math.max(range.start, total - range.count);
+  if (total <= probeSize) {
+    const items = range.count === 0 ? [] : probe.items.slice(start, total);
+    return { items, start, total: probe.total, hasNextPage: false, hasPreviousPage: start > 0 };
+  }
+  return fetchRange(start, total, fetchPage);
+}

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+describe('loadConfig', () => {
+  it('has defaults that start the sandbox on port 4000', () => {
+    const config = loadConfig({}, []);
+    expect(config.port).toBe(4000);
+    expect(config.gitlabUrl).toBeNull();
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('reads the environment, and flags win over it', () => {
+    const config = loadConfig({ PORT: '5000', GITLAB_URL: 'https://gitlab.example.com' }, ['--port', '6000']);
+    expect(config.port).toBe(6000);
+    expect(config.gitlabUrl?.href).toBe('https://gitlab.example.com/');
+    expect(loadConfig({}, ['--port=7000']).port).toBe(7000);
+  });
+
+  it('names the variable in the error for a bad value', () => {
+    expect(() => loadConfig({ PORT: 'abc' })).toThrow(new ConfigError('PORT must be a whole number, got "abc"'));
+    expect(() => loadConfig({ PORT: '70000' })).toThrow(/PORT must be between 0 and 65535/);
+    expect(() => loadConfig({ GITLAB_URL: 'not a url' })).toThrow(/GITLAB_URL is not a URL/);
+    expect(() => loadConfig({ GITLAB_URL: 'ftp://x' })).toThrow(/http or https/);
+    expect(() => loadConfig({ GITLAB_URL: 'https://user:pw@x' })).toThrow(/must not hold credentials/);
+    expect(() => loadConfig({}, ['--bogus', '1'])).toThrow(/unknown option "--bogus"/);
+    expect(() => loadConfig({}, ['--port'])).toThrow(/--port needs a value/);
+  });
+});
