@@ -1,0 +1,144 @@
+/**
+ * Read endpoints of projects: GET /projects, /projects/:id,
+ * /projects/:id/users, /projects/:id/forks, /projects/:id/languages and
+ * /users/:user_id/projects.
+ */
+import type { JsonResponse } from '../http-util.js';
+import { canReadProject, groupAccess, projectMemberAccess } from './access.js';
+import { paginate } from './pagination.js';
+import { Params } from './params.js';
+import { readProjectFilters, selectProjects, type ProjectFilters } from './project-filters.js';
+import { fullProjectRecord, simpleProjectRecord, userBasicRecord, type RenderContext } from './project-records.js';
+import type { GitlabStore, SandboxProject, SandboxUser } from './store.js';
+
+/** What a route handler gets: the caller, decoded path parameters and the raw query. */
+export interface ApiRequest {
+  store: GitlabStore;
+  /** The caller after Sudo; null when anonymous. */
+  viewer: SandboxUser | null;
+  /** Path parameters, each raw segment decoded with decodeURIComponent. */
+  params: Record<string, string>;
+  query: Record<string, string[]>;
+  /** The sandbox's API root, e.g. http://127.0.0.1:1234/api/v4. */
+  apiUrl: string;
+  /** The request URL without its query (path still encoded), for Link headers. */
+  requestUrl: string;
+}
+
+export type RouteHandler = (request: ApiRequest) => JsonResponse;
+
+export const PROJECT_NOT_FOUND: JsonResponse = { status: 404, body: { message: '404 Project Not Found' } };
+export const USER_NOT_FOUND: JsonResponse = { status: 404, body: { message: '404 User Not Found' } };
+
+/** The project named by `:id` (numeric id or full path) if the caller may see it. */
+function findVisibleProject(request: ApiRequest): SandboxProject | undefined {
+  const project = request.store.findProject(request.params.id ?? '');
+  return project && canReadProject(request.store, request.viewer, project) ? project : undefined;
+}
+
+function renderContext(request: ApiRequest, options: { license?: boolean; statistics?: boolean; customAttributes?: boolean }): RenderContext {
+  return {
+    store: request.store,
+    viewer: request.viewer,
+    apiUrl: request.apiUrl,
+    license: options.license ?? false,
+    statistics: options.statistics ?? false,
+    customAttributes: (options.customAttributes ?? false) && request.viewer?.admin === true,
+  };
+}
+
+/** Lists with GitLab's present_projects: simple for anonymous or simple=true, else the full form. */
+function listProjects(
+  request: ApiRequest,
+  candidates: () => Iterable<SandboxProject> | JsonResponse,
+  options: { programmingLanguage: boolean; forkList: boolean },
+): JsonResponse {
+  // Grape validates parameters before the endpoint looks anything up.
+  const params = new Params(request.query);
+  const filters: ProjectFilters = readProjectFilters(params, { programmingLanguage: options.programmingLanguage });
+  const pageRequest = params.page();
+  const failure = params.failure();
+  if (failure) return failure;
+  const found = candidates();
+  if (isResponse(found)) return found;
+  const selected = selectProjects(request.store, request.viewer, found, filters);
+  const page = paginate(selected, pageRequest, { url: request.requestUrl, query: request.query });
+  const ctx = renderContext(request, { statistics: filters.statistics, customAttributes: filters.withCustomAttributes });
+  const simple = request.viewer === null || filters.simple;
+  const body = page.items.map((project) =>
+    simple ? simpleProjectRecord(project, ctx) : fullProjectRecord(project, ctx, options.forkList ? 'fork-list' : 'detail'),
+  );
+  return { status: 200, body, headers: page.headers };
+}
+
+function isResponse(value: Iterable<SandboxProject> | JsonResponse): value is JsonResponse {
+  return !(Symbol.iterator in value);
+}
+
+/** GET /projects */
+export const listAllProjects: RouteHandler = (request) =>
+  listProjects(request, () => request.store.projects.values(), { programmingLanguage: true, forkList: false });
+
+/** GET /users/:user_id/projects: the projects in that user's personal namespace. */
+export const listUserProjects: RouteHandler = (request) =>
+  listProjects(
+    request,
+    () => {
+      const user = request.store.findUser(request.params.user_id ?? '');
+      if (!user) return USER_NOT_FOUND;
+      return [...request.store.projects.values()].filter((project) => project.namespaceId === user.namespaceId);
+    },
+    { programmingLanguage: true, forkList: false },
+  );
+
+/** GET /projects/:id/forks: the forks of :id the caller can see. */
+export const listForks: RouteHandler = (request) =>
+  listProjects(
+    request,
+    () => {
+      const project = findVisibleProject(request);
+      if (!project) return PROJECT_NOT_FOUND;
+      return request.store.forksOf(project.id).flatMap((id) => request.store.projects.get(id) ?? []);
+    },
+    { programmingLanguage: false, forkList: true },
+  );
+
+/** GET /projects/:id */
+export const getProject: RouteHandler = (request) => {
+  const params = new Params(request.query);
+  const statistics = params.boolean('statistics') ?? false;
+  const license = params.boolean('license') ?? false;
+  const customAttributes = params.boolean('with_custom_attributes') ?? false;
+  const failure = params.failure();
+  if (failure) return failure;
+  const project = findVisibleProject(request);
+  if (!project) return PROJECT_NOT_FOUND;
+  return { status: 200, body: fullProjectRecord(project, renderContext(request, { statistics, license, customAttributes })) };
+};
+
+/** GET /projects/:id/users: direct members, members of the namespace's groups and the personal namespace's owner. */
+export const listProjectUsers: RouteHandler = (request) => {
+  const params = new Params(request.query);
+  const search = params.string('search')?.toLowerCase();
+  const skip = new Set((request.query['skip_users[]'] ?? request.query.skip_users ?? []).flatMap((v) => v.split(',')).map(Number));
+  const pageRequest = params.page();
+  const failure = params.failure();
+  if (failure) return failure;
+  const project = findVisibleProject(request);
+  if (!project) return PROJECT_NOT_FOUND;
+  const { store } = request;
+  const users = [...store.users.values()]
+    .filter((user) => projectMemberAccess(store, user.id, project) > 0 || groupAccess(store, user.id, project.namespaceId) > 0)
+    .filter((user) => !skip.has(user.id))
+    .filter((user) => search === undefined || user.username.toLowerCase().includes(search) || user.name.toLowerCase().includes(search))
+    .sort((a, b) => a.id - b.id);
+  const page = paginate(users, pageRequest, { url: request.requestUrl, query: request.query });
+  return { status: 200, body: page.items.map(userBasicRecord), headers: page.headers };
+};
+
+/** GET /projects/:id/languages: language name to percentage. */
+export const getLanguages: RouteHandler = (request) => {
+  const project = findVisibleProject(request);
+  if (!project) return PROJECT_NOT_FOUND;
+  return { status: 200, body: { ...project.languages } };
+};
