@@ -30,8 +30,14 @@ export const builder = new SchemaBuilder<{
     nodeTypeOptions: { description: 'An object with a global id, refetchable through `node` and `nodes`.' },
     pageInfoTypeOptions: { description: 'Where a page of a connection sits in the whole list.' },
     idFieldOptions: { description: 'Global id of the object, e.g. `gid://duograph/Project/42`.' },
-    nodeQueryOptions: { description: 'Fetches any object by its global id; null when it does not exist or is not visible.' },
-    nodesQueryOptions: { description: 'Fetches objects by global id, in the order asked; null where one does not exist.' },
+    nodeQueryOptions: {
+      description: 'Fetches any object by its global id; null when it does not exist or is not visible.',
+      args: { id: { description: 'Global id of the object.' } },
+    },
+    nodesQueryOptions: {
+      description: 'Fetches objects by global id, in the order asked; null where one does not exist.',
+      args: { ids: { description: 'Global ids of the objects.' } },
+    },
     cursorFieldOptions: { description: 'Opaque cursor of this edge, for `after` and `before`.' },
     edgesFieldOptions: { nullable: false, description: 'The edges of this page.' },
     pageInfoFieldOptions: { description: 'Pagination information of this page.' },

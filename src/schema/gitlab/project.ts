@@ -143,7 +143,14 @@ builder.node(Project, {
       publicJobs: flag('public_jobs', 'Indicates CI jobs are visible to non-members.'),
       onlyAllowMergeIfPipelineSucceeds: flag('only_allow_merge_if_pipeline_succeeds', 'Indicates merge requests merge only after a successful pipeline.'),
       onlyAllowMergeIfAllDiscussionsAreResolved: flag('only_allow_merge_if_all_discussions_are_resolved', 'Indicates merge requests merge only when all discussions are resolved.'),
-      printingMergeRequestsLinkEnabled: flag('printing_merge_requests_link_enabled', 'Indicates a link to create or view a merge request is printed on push.'),
+      printingMergeRequestLinkEnabled: t.boolean({
+        nullable: true,
+        description: 'Indicates a link to create or view a merge request is printed on push.',
+        resolve: async (p, _args, ctx) => {
+          const singular = await projectValue(p, 'printing_merge_request_link_enabled', ctx);
+          return singular ?? p.printing_merge_requests_link_enabled ?? null;
+        },
+      }),
       requestAccessEnabled: flag('request_access_enabled', 'Indicates users may request access to the project.'),
       namespace: t.field({
         type: Namespace,
@@ -191,7 +198,11 @@ builder.node(Project, {
         type: Project,
         nullable: true,
         description: 'Project this one was forked from; null when it is not a fork or the caller is anonymous. Fields GitLab embeds in the fork cost no call; any other field loads the parent once per request.',
-        resolve: (p, _args, ctx) => projectValue(p, 'forked_from_project', ctx),
+        resolve: (p, _args, ctx) => {
+          if (p.forked_from_project) return p.forked_from_project;
+          const parent = ctx.gitlab.loaders.forkParentOf(p);
+          return parent === undefined ? projectValue(p, 'forked_from_project', ctx) : ctx.gitlab.loaders.project(parent);
+        },
       }),
       languages: t.field({
         type: [LanguageShare],
@@ -208,8 +219,12 @@ builder.node(Project, {
           type: Project,
           description: 'Forks of the project visible to the caller.',
           args: projectFilterArgs(t.arg, { programmingLanguage: false }),
-          resolve: (p, args, ctx, info) => listProjects(ctx, args, selectsOnNodes(info, 'statistics'), 'forks', (query, page) =>
-            ctx.gitlab.client.listForks(p.id, query, page)),
+          resolve: (p, args, ctx, info) =>
+            listProjects(ctx, args, selectsOnNodes(info, 'statistics'), 'forks', async (query, page) => {
+              const result = await ctx.gitlab.client.listForks(p.id, query, page);
+              ctx.gitlab.loaders.noteForks(result.items, p.id);
+              return result;
+            }),
         },
         ProjectConnection,
       ),

@@ -15,6 +15,8 @@ function projectKey(id: number | string, options: ProjectReadOptions): string {
 export class GitlabLoaders {
   /** Records that hold every field GitLab shows this caller (not a simple, embedded or fork-list form). */
   private readonly complete = new WeakSet<ProjectRecord>();
+  /** Fork-list records and the project whose forks they are: GitLab's fork list leaves out forked_from_project. */
+  private readonly forkParents = new WeakMap<ProjectRecord, number | string>();
   private readonly projects: DataLoader<string, ProjectRecord | null>;
   private readonly languageLoader: DataLoader<string, LanguagesRecord | null>;
 
@@ -25,6 +27,7 @@ export class GitlabLoaders {
           keys.map(async (key) => {
             const options: ProjectReadOptions = { statistics: key[0] === 's', license: key[1] === 'l' };
             const record = await client.getProject(key.slice(3), options);
+            // Primes the other spelling of the key (id or path), so both cost one call.
             if (record) this.markComplete([record], options);
             return record;
           }),
@@ -42,6 +45,16 @@ export class GitlabLoaders {
   /** The language shares of a project. */
   languages(id: number | string): Promise<LanguagesRecord | null> {
     return this.languageLoader.load(String(id));
+  }
+
+  /** Records that these fork-list items are forks of `parent`. */
+  noteForks(records: readonly ProjectRecord[], parent: number | string): void {
+    for (const record of records) this.forkParents.set(record, parent);
+  }
+
+  /** The project a fork-list item was listed as a fork of, if it came from a fork list. */
+  forkParentOf(record: ProjectRecord): number | string | undefined {
+    return this.forkParents.get(record);
   }
 
   /** Whether the record already holds every field this caller may see, so a missing field is really absent. */

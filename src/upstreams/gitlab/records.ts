@@ -119,6 +119,8 @@ export interface ProjectRecord {
   repository_storage?: string;
   only_allow_merge_if_pipeline_succeeds?: boolean;
   only_allow_merge_if_all_discussions_are_resolved?: boolean;
+  /** GitLab's API entity spells it in the singular; its docs (and the spec) in the plural. */
+  printing_merge_request_link_enabled?: boolean;
   printing_merge_requests_link_enabled?: boolean;
   request_access_enabled?: boolean;
   merge_method?: string;

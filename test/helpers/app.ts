@@ -1,0 +1,71 @@
+/**
+ * createTestApp(): the gateway in-process on an ephemeral port, in front of
+ * a fresh sandbox GitLab, and a small fetch-based GraphQL client for it.
+ */
+import { loadConfig, type Config } from '../../src/config.js';
+import { startGitlabSandbox, type GitlabSandbox, type GitlabSandboxOptions } from '../../src/sandbox/gitlab/server.js';
+import { buildApp, type App } from '../../src/server/app.js';
+
+export interface GraphQLResponse<T = Record<string, unknown>> {
+  status: number;
+  data?: T | null;
+  errors?: { message: string; path?: (string | number)[]; extensions?: Record<string, unknown> }[];
+  headers: Headers;
+}
+
+export interface TestApp {
+  url: URL;
+  sandbox: GitlabSandbox;
+  app: App;
+  /** Posts a GraphQL operation; `token` is sent as Private-Token unless null. */
+  gql<T = Record<string, unknown>>(
+    query: string,
+    variables?: Record<string, unknown>,
+    options?: { token?: string | null; headers?: Record<string, string> },
+  ): Promise<GraphQLResponse<T>>;
+  /** GitLab API calls the sandbox received since the last reset. */
+  calls(filter?: { method?: string; path?: RegExp | string }): { method: string; path: string; query: Record<string, string[]>; headers: Record<string, string> }[];
+  resetCalls(): void;
+  close(): Promise<void>;
+}
+
+export async function createTestApp(
+  options: { sandbox?: GitlabSandboxOptions; env?: Record<string, string>; gitlabUrl?: URL } = {},
+): Promise<TestApp> {
+  const sandbox = await startGitlabSandbox(options.sandbox ?? {});
+  const config: Config = loadConfig({ ...options.env }, []);
+  const app = buildApp({ config, gitlabUrl: options.gitlabUrl ?? new URL(sandbox.url) });
+  const url = await app.listen(0, '127.0.0.1');
+  return {
+    url,
+    sandbox,
+    app,
+    async gql(query, variables, { token = 'demo-token', headers = {} } = {}) {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/graphql-response+json, application/json',
+          ...(token === null ? {} : { 'private-token': token }),
+          ...headers,
+        },
+        body: JSON.stringify({ query, variables }),
+      });
+      const body = (await response.json()) as Omit<GraphQLResponse, 'status' | 'headers'>;
+      return { ...body, status: response.status, headers: response.headers } as GraphQLResponse<never>;
+    },
+    calls(filter = {}) {
+      return sandbox.requests.filter(
+        (r) =>
+          r.path.startsWith('/api/v4/') &&
+          (!filter.method || r.method === filter.method) &&
+          (!filter.path || (typeof filter.path === 'string' ? r.path === filter.path : filter.path.test(r.path))),
+      );
+    },
+    resetCalls: () => sandbox.clearRequests(),
+    async close() {
+      await app.close();
+      await sandbox.close();
+    },
+  };
+}
