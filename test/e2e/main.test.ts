@@ -1,36 +1,70 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { startGitlabSandbox } from '../../src/sandbox/gitlab/server.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const tsx = ['--import', 'tsx', 'src/main.ts'];
 
+/** Starts `duograph serve` on a free port and resolves once it printed its GraphiQL URL. */
+async function serve(env: Record<string, string>) {
+  const child = spawn(process.execPath, [...tsx, 'serve', '--port', '0', '--host', '127.0.0.1'], { cwd: root, env: { ...process.env, ...env } });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no URL printed:\n${output}`)), 15_000);
+    child.stdout.on('data', () => {
+      const match = /GraphiQL at (\S+)/.exec(output);
+      if (match?.[1] && output.includes('GitLab upstream')) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+  });
+  const stop = async () => {
+    const exit = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    return exit;
+  };
+  return { url, output: () => output, stop };
+}
+
 describe('the duograph command', () => {
   it('starts the sandbox and the gateway, prints the GraphiQL URL and demo credentials, and stops on SIGTERM', async () => {
-    const child = spawn(process.execPath, [...tsx, 'serve', '--port', '0', '--host', '127.0.0.1'], { cwd: root, env: { ...process.env, GITLAB_URL: '' } });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no URL printed:\n${output}`)), 15_000);
-      child.stdout.on('data', () => {
-        const match = /GraphiQL at (\S+)/.exec(output);
-        if (match?.[1] && output.includes('admin-token')) {
-          clearTimeout(timer);
-          resolve(match[1]);
-        }
-      });
-    });
-    expect(output).toContain('demo-token');
-    const response = await fetch(url, {
+    const gateway = await serve({ GITLAB_URL: '' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(gateway.output()).toContain('built-in sandbox');
+    expect(gateway.output()).toContain('demo-token');
+    const response = await fetch(gateway.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'private-token': 'demo-token' },
       body: JSON.stringify({ query: '{ project(fullPath: "platform/core") { name } }' }),
     });
     expect(await response.json()).toEqual({ data: { project: { name: 'Core' } } });
-    const exit = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    expect(await exit).toBe(0);
+    const page = await (await fetch(gateway.url, { headers: { accept: 'text/html' } })).text();
+    expect(page).toContain('query Projects');
+    expect(page).toContain('demo-token');
+    expect(await gateway.stop()).toBe(0);
+  });
+
+  it('uses GITLAB_URL instead of the sandbox when it is set', async () => {
+    const upstream = await startGitlabSandbox();
+    try {
+      const gateway = await serve({ GITLAB_URL: upstream.url });
+      expect(gateway.output()).not.toContain('sandbox');
+      expect(gateway.output()).not.toContain('demo-token');
+      const response = await fetch(gateway.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'private-token': 'alice-token' },
+        body: JSON.stringify({ query: '{ project(fullPath: "alice/secret-notes") { name } }' }),
+      });
+      expect(((await response.json()) as { data: { project: { name: string } } }).data.project.name).toBeTruthy();
+      expect(upstream.requests.map((r) => r.path)).toEqual(['/api/v4/projects/alice%2Fsecret-notes']);
+      expect(await gateway.stop()).toBe(0);
+    } finally {
+      await upstream.close();
+    }
   });
 
   it('exits non-zero with one clear line on bad config', () => {

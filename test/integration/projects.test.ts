@@ -121,6 +121,7 @@ describe('Query.project', () => {
 
   it('loads the same project once however often a query asks for it', async () => {
     t.resetCalls();
+    const counted = t.app.gitlab.calls;
     const res = await t.gql(`{
       a: project(fullPath: "platform/core") { name }
       b: project(fullPath: "platform/core") { description }
@@ -128,6 +129,8 @@ describe('Query.project', () => {
     }`);
     expect(res.errors).toBeUndefined();
     expect(t.calls()).toHaveLength(1);
+    // The gateway's own counter agrees with what the sandbox saw.
+    expect(t.app.gitlab.calls - counted).toBe(1);
   });
 });
 
