@@ -13,6 +13,7 @@ export const builder = new SchemaBuilder<{
   Context: Context;
   Scalars: {
     DateTime: { Input: Date; Output: string | Date };
+    File: { Input: File; Output: never };
     ID: { Input: string; Output: string | number };
   };
   Connection: { totalCount: number | null };
@@ -55,6 +56,7 @@ export const builder = new SchemaBuilder<{
 });
 
 builder.queryType({ description: 'Reads from GitLab and Hubzilla.' });
+builder.mutationType({ description: 'Writes to GitLab and Hubzilla.' });
 
 builder.globalConnectionField('totalCount', (t) =>
   t.int({

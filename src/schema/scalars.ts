@@ -15,3 +15,14 @@ builder.scalarType('DateTime', {
     return date;
   },
 });
+
+builder.scalarType('File', {
+  description: 'A file sent with the GraphQL multipart request spec (an input only).',
+  serialize: () => {
+    throw new GraphQLError('A File is an input only.');
+  },
+  parseValue: (value) => {
+    if (value instanceof Blob) return value as File;
+    throw new GraphQLError('Expected a file sent with the GraphQL multipart request spec.');
+  },
+});

@@ -14,6 +14,7 @@ import { GitlabClient } from '../upstreams/gitlab/client.js';
 import { GitlabLoaders } from '../upstreams/gitlab/loaders.js';
 import { HttpClient } from '../upstreams/http.js';
 import { gitlabCredentials } from './credentials.js';
+import { handleDownload } from './downloads.js';
 import { EXAMPLE_QUERY } from './graphiql.js';
 import { maskError } from './mask-error.js';
 
@@ -74,7 +75,9 @@ export function buildApp(options: AppOptions): App {
     },
   });
 
-  const server = createServer(yoga);
+  const server = createServer((req, res) => {
+    if (!handleDownload(req, res, gitlab)) void yoga(req, res);
+  });
   return {
     yoga,
     server,

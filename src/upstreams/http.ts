@@ -4,7 +4,7 @@
  * path segments always encoded, the caller's credentials forwarded as headers,
  * upstream failures mapped to the closed error code set, and a call counter.
  */
-import { Pool, errors as undiciErrors } from 'undici';
+import { FormData, Pool, errors as undiciErrors } from 'undici';
 import type { Dispatcher } from 'undici';
 import { UpstreamError, type ErrorCode, type UpstreamInfo } from '../errors.js';
 
@@ -32,8 +32,29 @@ export interface UpstreamRequest {
   query?: Readonly<Record<string, QueryValue>>;
   /** Credential headers to forward, already in their upstream form. */
   headers?: Readonly<Record<string, string>>;
+  /** A JSON body; or a FormData body, sent as multipart and streamed. */
   body?: unknown;
   signal?: AbortSignal;
+}
+
+/** One part of a multipart body: a text field, or a file streamed from its Blob. */
+export type FormPart = { name: string; value: string } | { name: string; file: Blob; filename: string };
+
+/** A multipart body for UpstreamRequest.body; files are streamed, not copied. */
+export function multipartBody(parts: readonly FormPart[]): FormData {
+  const form = new FormData();
+  for (const part of parts) {
+    if ('file' in part) form.append(part.name, part.file, part.filename);
+    else form.append(part.name, part.value);
+  }
+  return form;
+}
+
+export interface StreamResponse {
+  status: number;
+  headers: Readonly<Record<string, string | undefined>>;
+  /** The upstream body; the caller must consume or destroy it. */
+  body: Dispatcher.ResponseData['body'];
 }
 
 export interface UpstreamResponse<T> {
@@ -146,25 +167,7 @@ export class HttpClient {
       ? AbortSignal.any([request.signal, AbortSignal.timeout(this.timeoutMs)])
       : AbortSignal.timeout(this.timeoutMs);
     const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
-    let payload: string | undefined;
-    if (request.body !== undefined) {
-      payload = JSON.stringify(request.body);
-      headers['content-type'] = 'application/json';
-    }
-    this.calls++;
-    let response: Dispatcher.ResponseData;
-    try {
-      response = await this.pool.request({
-        method: request.method,
-        path: path + encodeQuery(request.query),
-        headers,
-        body: payload,
-        signal,
-      });
-    } catch (error) {
-      const code = codeForTransportError(error);
-      throw new UpstreamError(`${this.label()} ${TRANSPORT_MESSAGES[code]}.`, code, info);
-    }
+    const response = await this.send(request, path, headers, signal, info);
     info.status = response.statusCode;
     let text: string;
     try {
@@ -197,6 +200,44 @@ export class HttpClient {
       throw new UpstreamError(`${this.label()} sent a body that is not JSON.`, 'UPSTREAM_ERROR', info);
     }
     return { status, headers: flattenHeaders(response.headers), body: body as T };
+  }
+
+  /**
+   * Sends one call and hands back the body as a stream, whatever the status:
+   * binary routes pass upstream 4xx bodies to the caller unchanged. Only
+   * transport failures throw. The timeout covers the headers; the body may
+   * take as long as it keeps flowing (undici's body timeout is per chunk).
+   */
+  async stream(request: UpstreamRequest & { accept?: string; range?: string }): Promise<StreamResponse> {
+    const path = `${this.basePath}/${encodePath(request.path)}`;
+    const info: UpstreamInfo = { name: this.name, status: null, method: request.method, path };
+    const headers: Record<string, string> = { accept: request.accept ?? '*/*', ...request.headers };
+    if (request.range) headers.range = request.range;
+    const response = await this.send(request, path, headers, request.signal, info);
+    return { status: response.statusCode, headers: flattenHeaders(response.headers), body: response.body };
+  }
+
+  private async send(
+    request: UpstreamRequest,
+    path: string,
+    headers: Record<string, string>,
+    signal: AbortSignal | undefined,
+    info: UpstreamInfo,
+  ): Promise<Dispatcher.ResponseData> {
+    let body: string | FormData | undefined;
+    if (request.body instanceof FormData) {
+      body = request.body;
+    } else if (request.body !== undefined) {
+      body = JSON.stringify(request.body);
+      headers['content-type'] = 'application/json';
+    }
+    this.calls++;
+    try {
+      return await this.pool.request({ method: request.method, path: path + encodeQuery(request.query), headers, body, signal });
+    } catch (error) {
+      const code = codeForTransportError(error);
+      throw new UpstreamError(`${this.label()} ${TRANSPORT_MESSAGES[code]}.`, code, info);
+    }
   }
 
   /** Closes the pool's connections. */

@@ -270,9 +270,10 @@ async function listProjects(
   });
 }
 
-/** The project id a `project(id:)` argument names: a Project global id or a plain number. */
-function projectIdFromArg(id: string): string {
+/** The project a `project(id:)` argument names: a Project global id, a plain number, or (where allowed) a full path. */
+export function projectIdFromArg(id: string, allowPath = false): string {
   if (/^\d{1,12}$/.test(id)) return id;
+  if (allowPath && !id.startsWith('gid://') && /^[^/\s]+(\/[^/\s]+)+$/.test(id) && id.length <= 255) return id;
   const decoded = decodeGlobalId(id);
   if (decoded.typename !== 'Project') throw new InputError(`"${id.slice(0, 80)}" is not a Project id.`, ['id']);
   return decoded.id;

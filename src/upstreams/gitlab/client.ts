@@ -4,9 +4,26 @@
  * parameters, pagination headers and not-found answers.
  */
 import { UpstreamError } from '../../errors.js';
-import type { HttpClient, QueryValue, UpstreamResponse } from '../http.js';
+import { codeForStatus, multipartBody, type HttpClient, type QueryValue, type StreamResponse, type UpstreamRequest, type UpstreamResponse } from '../http.js';
 import type { Page } from '../pagination.js';
-import type { LanguagesRecord, ProjectRecord, ProjectUserRecord } from './records.js';
+import type {
+  HookRecord,
+  JobRecord,
+  LanguagesRecord,
+  ProjectRecord,
+  ProjectUserRecord,
+  PushRuleRecord,
+  UploadRecord,
+} from './records.js';
+
+/** A write body in GitLab's parameter names; undefined values are left out. */
+export type WriteParams = Readonly<Record<string, unknown>>;
+
+/** What a star or unstar did: GitLab answers 304 when there was nothing to change. */
+export interface ToggleResult {
+  project: ProjectRecord | null;
+  changed: boolean;
+}
 
 /** The filters GET /projects, /users/:id/projects and /projects/:id/forks share. */
 export interface ProjectListFilters {
@@ -57,6 +74,11 @@ function toPage<T>(response: UpstreamResponse<T[]>): Page<T> {
   const next = response.headers['x-next-page'];
   const hasNext = next !== undefined ? next.trim() !== '' : /rel="next"/.test(response.headers.link ?? '');
   return { items: Array.isArray(response.body) ? response.body : [], total, hasNext };
+}
+
+/** GitLab's job record does not name its project; every job path needs it, so the client adds it. */
+function withProject(job: JobRecord, projectId: number): JobRecord {
+  return { ...job, project_id: projectId };
 }
 
 export class GitlabClient {
@@ -110,8 +132,212 @@ export class GitlabClient {
     return this.orNull(this.get<LanguagesRecord>(['projects', id, 'languages']));
   }
 
+  // --- project writes -------------------------------------------------
+
+  /** POST /projects, or POST /projects/user/:user_id for another user (admins only). */
+  async createProject(params: WriteParams, forUser?: number, files?: Readonly<Record<string, File>>): Promise<ProjectRecord> {
+    const path = forUser === undefined ? ['projects'] : ['projects', 'user', forUser];
+    return (await this.send<ProjectRecord>('POST', path, params, files)).body;
+  }
+
+  /** PUT /projects/:id. */
+  async updateProject(id: number | string, params: WriteParams, files?: Readonly<Record<string, File>>): Promise<ProjectRecord> {
+    return (await this.send<ProjectRecord>('PUT', ['projects', id], params, files)).body;
+  }
+
+  /** DELETE /projects/:id; GitLab may answer 202 and delete later. */
+  async deleteProject(id: number | string): Promise<void> {
+    await this.send('DELETE', ['projects', id]);
+  }
+
+  /** POST /projects/:id/archive or /unarchive; both are idempotent. */
+  async setArchived(id: number | string, archived: boolean): Promise<ProjectRecord> {
+    return (await this.send<ProjectRecord>('POST', ['projects', id, archived ? 'archive' : 'unarchive'])).body;
+  }
+
+  /** POST /projects/:id/star or /unstar; a 304 means it already was. */
+  async setStarred(id: number | string, starred: boolean): Promise<ToggleResult> {
+    const response = await this.send<ProjectRecord | null>('POST', ['projects', id, starred ? 'star' : 'unstar']);
+    return { project: response.status === 304 ? null : response.body, changed: response.status !== 304 };
+  }
+
+  /** POST /projects/:id/fork: asynchronous, the new project's import_status tells when it is done. */
+  async forkProject(id: number | string, params: WriteParams): Promise<ProjectRecord> {
+    return (await this.send<ProjectRecord>('POST', ['projects', id, 'fork'], params)).body;
+  }
+
+  /** POST /projects/:id/fork/:forked_from_id. */
+  async createForkRelation(id: number | string, forkedFromId: number | string): Promise<ProjectRecord | null> {
+    return (await this.send<ProjectRecord | null>('POST', ['projects', id, 'fork', forkedFromId])).body;
+  }
+
+  /** DELETE /projects/:id/fork. */
+  async deleteForkRelation(id: number | string): Promise<void> {
+    await this.send('DELETE', ['projects', id, 'fork']);
+  }
+
+  /** POST /projects/:id/share. */
+  async shareProject(id: number | string, params: WriteParams): Promise<void> {
+    await this.send('POST', ['projects', id, 'share'], params);
+  }
+
+  /** DELETE /projects/:id/share/:group_id. */
+  async unshareProject(id: number | string, groupId: number): Promise<void> {
+    await this.send('DELETE', ['projects', id, 'share', groupId]);
+  }
+
+  /** PUT /projects/:id/transfer. */
+  async transferProject(id: number | string, namespace: number | string): Promise<ProjectRecord> {
+    return (await this.send<ProjectRecord>('PUT', ['projects', id, 'transfer'], { namespace })).body;
+  }
+
+  /** POST /projects/:id/housekeeping. */
+  async startHousekeeping(id: number | string): Promise<void> {
+    await this.send('POST', ['projects', id, 'housekeeping']);
+  }
+
+  /** POST /projects/:id/mirror/pull (paid tier). */
+  async startMirrorPull(id: number | string): Promise<void> {
+    await this.send('POST', ['projects', id, 'mirror', 'pull']);
+  }
+
+  /** POST /projects/:id/uploads, the file streamed as multipart. */
+  async uploadFile(id: number | string, file: Blob, filename: string): Promise<UploadRecord> {
+    const body = multipartBody([{ name: 'file', file, filename }]);
+    return (await this.http.json<UploadRecord>({ method: 'POST', path: ['projects', id, 'uploads'], body, headers: this.credentials, signal: this.signal })).body;
+  }
+
+  // --- hooks and push rules ---------------------------------------------
+
+  /** GET /projects/:id/hooks. */
+  async listHooks(id: number | string, page: PageRequest): Promise<Page<HookRecord>> {
+    return toPage(await this.get<HookRecord[]>(['projects', id, 'hooks'], { page: page.page, per_page: page.perPage }));
+  }
+
+  /** GET /projects/:id/hooks/:hook_id; null when it does not exist. */
+  async getHook(id: number | string, hookId: number): Promise<HookRecord | null> {
+    return this.orNull(this.get<HookRecord>(['projects', id, 'hooks', hookId]));
+  }
+
+  /** POST /projects/:id/hooks. */
+  async createHook(id: number | string, params: WriteParams): Promise<HookRecord> {
+    return (await this.send<HookRecord>('POST', ['projects', id, 'hooks'], params)).body;
+  }
+
+  /** PUT /projects/:id/hooks/:hook_id. */
+  async updateHook(id: number | string, hookId: number, params: WriteParams): Promise<HookRecord> {
+    return (await this.send<HookRecord>('PUT', ['projects', id, 'hooks', hookId], params)).body;
+  }
+
+  /** DELETE /projects/:id/hooks/:hook_id: the removed hook, or null when there was none. */
+  async deleteHook(id: number | string, hookId: number): Promise<HookRecord | null> {
+    return this.orNull(this.send<HookRecord | null>('DELETE', ['projects', id, 'hooks', hookId]));
+  }
+
+  /** GET /projects/:id/push_rule; null when the project has none. */
+  async getPushRule(id: number | string): Promise<PushRuleRecord | null> {
+    return this.orNull(this.get<PushRuleRecord | null>(['projects', id, 'push_rule']));
+  }
+
+  /** POST (create) or PUT (edit) /projects/:id/push_rule. */
+  async savePushRule(id: number | string, params: WriteParams, create: boolean): Promise<PushRuleRecord> {
+    return (await this.send<PushRuleRecord>(create ? 'POST' : 'PUT', ['projects', id, 'push_rule'], params)).body;
+  }
+
+  /** DELETE /projects/:id/push_rule (idempotent). */
+  async deletePushRule(id: number | string): Promise<void> {
+    await this.send('DELETE', ['projects', id, 'push_rule']);
+  }
+
+  // --- jobs ----------------------------------------------------------------
+
+  /** GET /projects/:id/jobs, or a pipeline's jobs; `scope` filters by status. */
+  async listJobs(id: number, scope: readonly string[] | undefined, page: PageRequest, pipelineId?: number): Promise<Page<JobRecord>> {
+    const path = pipelineId === undefined ? ['projects', id, 'jobs'] : ['projects', id, 'pipelines', pipelineId, 'jobs'];
+    const result = toPage(await this.get<JobRecord[]>(path, { scope: scope?.length ? scope : undefined, page: page.page, per_page: page.perPage }));
+    return { ...result, items: result.items.map((job) => withProject(job, id)) };
+  }
+
+  /** GET /projects/:id/jobs/:job_id; null when it does not exist. */
+  async getJob(id: number, jobId: number): Promise<JobRecord | null> {
+    const job = await this.orNull(this.get<JobRecord>(['projects', id, 'jobs', jobId]));
+    return job && withProject(job, id);
+  }
+
+  /** POST /projects/:id/jobs/:job_id/{cancel,retry,play,erase} or artifacts/keep. Retry answers with a new job on current GitLab. */
+  async jobAction(id: number, jobId: number, action: 'cancel' | 'retry' | 'play' | 'erase' | 'keep'): Promise<JobRecord> {
+    const path = action === 'keep' ? ['projects', id, 'jobs', jobId, 'artifacts', 'keep'] : ['projects', id, 'jobs', jobId, action];
+    return withProject((await this.send<JobRecord>('POST', path)).body, id);
+  }
+
+  /** DELETE /projects/:id/jobs/:job_id/artifacts (Maintainer). */
+  async deleteJobArtifacts(id: number, jobId: number): Promise<void> {
+    await this.send('DELETE', ['projects', id, 'jobs', jobId, 'artifacts']);
+  }
+
+  /**
+   * GET /projects/:id/jobs/:job_id/trace as text, for small logs; null when
+   * the job has none. Larger than `maxBytes`: an UpstreamError that points to
+   * the streaming route instead of buffering the whole log.
+   */
+  async getTrace(id: number, jobId: number, maxBytes: number): Promise<string | null> {
+    const response = await this.download(['projects', id, 'jobs', jobId, 'trace'], {});
+    const info = { name: 'gitlab', status: response.status, method: 'GET', path: `/api/v4/projects/${id}/jobs/${jobId}/trace` };
+    if (response.status === 404) {
+      response.body.resume();
+      return null;
+    }
+    if (response.status >= 300) {
+      const text = await response.body.text();
+      let body: unknown = null;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        // A non-JSON error body: the status alone says enough.
+      }
+      throw new UpstreamError(`GitLab answered ${response.status}.`, codeForStatus(response.status), info, body);
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of response.body) {
+      size += (chunk as Buffer).length;
+      if (size > maxBytes) {
+        response.body.destroy();
+        throw new UpstreamError(`The job log is larger than ${maxBytes} bytes: read it from traceUrl instead.`, 'BAD_USER_INPUT', info);
+      }
+      chunks.push(chunk as Buffer);
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  }
+
+  /** GET a binary resource (trace, artifacts, snapshot) as a stream, whatever the status. */
+  async download(path: readonly (string | number)[], query: Record<string, QueryValue>, range?: string): Promise<StreamResponse> {
+    return this.http.stream({ method: 'GET', path, query, headers: this.credentials, signal: this.signal, range });
+  }
+
   private async get<T>(path: readonly (string | number)[], query?: Record<string, QueryValue>): Promise<UpstreamResponse<T>> {
     return this.http.json<T>({ method: 'GET', path, query, headers: this.credentials, signal: this.signal });
+  }
+
+  /** A write: a JSON body, or multipart when files (an avatar) go with it. */
+  private async send<T>(
+    method: UpstreamRequest['method'],
+    path: readonly (string | number)[],
+    params?: WriteParams,
+    files?: Readonly<Record<string, File>>,
+  ): Promise<UpstreamResponse<T>> {
+    const fields = Object.entries(params ?? {}).filter(([, v]) => v !== undefined && v !== null);
+    let body: unknown = params === undefined ? undefined : Object.fromEntries(fields);
+    if (files && Object.keys(files).length) {
+      body = multipartBody([
+        // GitLab reads arrays in forms as repeated name[]=value.
+        ...fields.flatMap(([name, value]) =>
+          Array.isArray(value) ? value.map((v) => ({ name: `${name}[]`, value: String(v) })) : [{ name, value: String(value) }],
+        ),
+        ...Object.entries(files).map(([name, file]) => ({ name, file, filename: file.name || name })),
+      ]);
+    }
+    return this.http.json<T>({ method, path, body, headers: this.credentials, signal: this.signal });
   }
 
   private async orNull<T>(call: Promise<UpstreamResponse<T>>): Promise<T | null> {

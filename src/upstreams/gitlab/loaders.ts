@@ -6,7 +6,7 @@
  */
 import DataLoader from 'dataloader';
 import type { GitlabClient, ProjectReadOptions } from './client.js';
-import type { LanguagesRecord, ProjectRecord } from './records.js';
+import type { JobRecord, LanguagesRecord, ProjectRecord } from './records.js';
 
 function projectKey(id: number | string, options: ProjectReadOptions): string {
   return `${options.statistics ? 's' : '-'}${options.license ? 'l' : '-'}:${String(id)}`;
@@ -19,6 +19,7 @@ export class GitlabLoaders {
   private readonly forkParents = new WeakMap<ProjectRecord, number | string>();
   private readonly projects: DataLoader<string, ProjectRecord | null>;
   private readonly languageLoader: DataLoader<string, LanguagesRecord | null>;
+  private readonly jobLoader: DataLoader<string, JobRecord | null>;
 
   constructor(readonly client: GitlabClient) {
     this.projects = new DataLoader(
@@ -35,6 +36,24 @@ export class GitlabLoaders {
       { maxBatchSize: 100 },
     );
     this.languageLoader = new DataLoader((ids) => Promise.all(ids.map((id) => client.getLanguages(id))));
+    this.jobLoader = new DataLoader((keys) =>
+      Promise.all(
+        keys.map((key) => {
+          const [projectId, jobId] = key.split('/').map(Number);
+          return client.getJob(projectId ?? 0, jobId ?? 0);
+        }),
+      ),
+    );
+  }
+
+  /** One job of a project. */
+  job(projectId: number, jobId: number): Promise<JobRecord | null> {
+    return this.jobLoader.load(`${projectId}/${jobId}`);
+  }
+
+  /** Primes the job loader with list results, so a later lookup of a listed job costs nothing. */
+  primeJobs(jobs: readonly JobRecord[]): void {
+    for (const job of jobs) this.jobLoader.prime(`${job.project_id}/${job.id}`, job);
   }
 
   /** One project by id or full path, with statistics or license when asked. */

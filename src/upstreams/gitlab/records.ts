@@ -142,3 +142,143 @@ export interface ProjectUserRecord {
 
 /** GET /projects/:id/languages: language name to percentage. */
 export type LanguagesRecord = Record<string, number>;
+
+/** A project webhook. The secret `token` is write-only: GitLab never returns it. */
+export interface HookRecord {
+  id: number;
+  url: string;
+  project_id: number;
+  created_at: string;
+  push_events?: boolean;
+  push_events_branch_filter?: string | null;
+  issues_events?: boolean;
+  confidential_issues_events?: boolean;
+  merge_requests_events?: boolean;
+  tag_push_events?: boolean;
+  note_events?: boolean;
+  confidential_note_events?: boolean;
+  job_events?: boolean;
+  pipeline_events?: boolean;
+  wiki_page_events?: boolean;
+  deployment_events?: boolean;
+  releases_events?: boolean;
+  enable_ssl_verification?: boolean;
+  name?: string | null;
+  description?: string | null;
+  alert_status?: string;
+  disabled_until?: string | null;
+  branch_filter_strategy?: string;
+}
+
+/** A project's push rule (paid tier). */
+export interface PushRuleRecord {
+  id: number;
+  project_id: number;
+  created_at: string;
+  commit_message_regex?: string | null;
+  commit_message_negative_regex?: string | null;
+  branch_name_regex?: string | null;
+  author_email_regex?: string | null;
+  file_name_regex?: string | null;
+  deny_delete_tag?: boolean | null;
+  member_check?: boolean;
+  prevent_secrets?: boolean;
+  max_file_size?: number;
+  commit_committer_check?: boolean | null;
+  commit_committer_name_check?: boolean | null;
+  reject_unsigned_commits?: boolean | null;
+  reject_non_dco_commits?: boolean | null;
+}
+
+export interface CommitRecord {
+  id: string;
+  short_id: string;
+  title: string;
+  message?: string;
+  author_name: string;
+  author_email: string;
+  created_at: string;
+  authored_date?: string;
+  committed_date?: string;
+}
+
+export interface PipelineRefRecord {
+  id: number;
+  project_id?: number;
+  ref: string;
+  sha: string;
+  status: string;
+  web_url?: string;
+  source?: string;
+  created_at?: string;
+  updated_at?: string;
+}
+
+export interface ArtifactRecord {
+  file_type: string;
+  size: number;
+  filename: string;
+  file_format: string | null;
+}
+
+export interface RunnerRecord {
+  id: number;
+  description?: string | null;
+  name?: string | null;
+  active?: boolean;
+  paused?: boolean;
+  is_shared?: boolean;
+  runner_type?: string;
+  online?: boolean | null;
+  status?: string;
+}
+
+export interface JobUserRecord extends OwnerRecord {
+  bio?: string | null;
+  location?: string | null;
+  public_email?: string | null;
+  skype?: string;
+  linkedin?: string;
+  twitter?: string;
+  website_url?: string;
+  organization?: string | null;
+}
+
+/** A CI job. `project_id` is not in GitLab's record: the client adds it, since every job path needs it. */
+export interface JobRecord {
+  id: number;
+  project_id: number;
+  name: string;
+  stage: string;
+  ref: string;
+  status: string;
+  tag: boolean;
+  allow_failure?: boolean;
+  coverage?: number | null;
+  created_at: string;
+  started_at?: string | null;
+  finished_at?: string | null;
+  erased_at?: string | null;
+  duration?: number | null;
+  queued_duration?: number | null;
+  web_url?: string;
+  failure_reason?: string;
+  tag_list?: string[];
+  archived?: boolean;
+  artifacts_expire_at?: string | null;
+  artifacts?: ArtifactRecord[];
+  artifacts_file?: { filename: string; size: number };
+  runner?: RunnerRecord | null;
+  download_url?: string | null;
+  commit?: CommitRecord;
+  pipeline?: PipelineRefRecord;
+  user?: JobUserRecord | null;
+}
+
+/** POST /projects/:id/uploads. */
+export interface UploadRecord {
+  alt: string;
+  url: string;
+  markdown: string;
+  full_path?: string;
+}

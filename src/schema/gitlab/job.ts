@@ -1,0 +1,303 @@
+/**
+ * CI jobs: the Job node with every field of GitLab's job record, its
+ * pipeline, commit, artifacts and runner, the project's job connections,
+ * and the job mutations. A job's global id carries its project id
+ * (`gid://duograph/Job/42/1001`) because every job path needs it.
+ */
+import { InputError } from '../../errors.js';
+import type { ArtifactRecord, CommitRecord, JobRecord, PipelineRefRecord, RunnerRecord } from '../../upstreams/gitlab/records.js';
+import { builder } from '../builder.js';
+import type { Context } from '../context.js';
+import { decodeGlobalId } from '../global-id.js';
+import { resolveConnection } from '../pagination.js';
+import { runMutation, UserError, type UserErrorShape } from '../user-error.js';
+import { downloadPath } from './download-paths.js';
+import { Project } from './project.js';
+import { knownOrNull } from './project-enums.js';
+import { User } from './user.js';
+
+const JOB_STATUSES = [
+  'created', 'waiting_for_resource', 'preparing', 'waiting_for_callback', 'pending', 'running', 'success', 'failed',
+  'canceling', 'canceled', 'skipped', 'manual', 'scheduled', 'started',
+] as const;
+
+export const JobStatus = builder.enumType('JobStatus', {
+  description: 'Status of a CI job or pipeline, as GitLab 11 to 18 report it.',
+  values: {
+    CREATED: { value: 'created', description: 'Created, not yet queued.' },
+    WAITING_FOR_RESOURCE: { value: 'waiting_for_resource', description: 'Waiting for a resource group to free up.' },
+    PREPARING: { value: 'preparing', description: 'The runner is preparing the environment.' },
+    WAITING_FOR_CALLBACK: { value: 'waiting_for_callback', description: 'Waiting for an external callback.' },
+    PENDING: { value: 'pending', description: 'Queued, waiting for a runner.' },
+    RUNNING: { value: 'running', description: 'Running.' },
+    SUCCESS: { value: 'success', description: 'Finished successfully.' },
+    FAILED: { value: 'failed', description: 'Finished with a failure.' },
+    CANCELING: { value: 'canceling', description: 'Being canceled.' },
+    CANCELED: { value: 'canceled', description: 'Canceled.' },
+    SKIPPED: { value: 'skipped', description: 'Skipped.' },
+    MANUAL: { value: 'manual', description: 'Waiting to be played by hand.' },
+    SCHEDULED: { value: 'scheduled', description: 'Scheduled to start later.' },
+    STARTED: { value: 'started', description: 'Played and queued: what GitLab 11 answers to a play (current GitLab answers PENDING).' },
+  } as const,
+});
+
+const Commit = builder.objectRef<CommitRecord>('Commit').implement({
+  description: 'A Git commit.',
+  fields: (t) => ({
+    sha: t.string({ description: 'Full SHA of the commit.', resolve: (c) => c.id }),
+    shortId: t.exposeString('short_id', { description: 'Short SHA of the commit.' }),
+    title: t.exposeString('title', { description: 'First line of the commit message.' }),
+    message: t.string({ nullable: true, description: 'Full commit message.', resolve: (c) => c.message ?? null }),
+    authorName: t.exposeString('author_name', { description: 'Name of the author.' }),
+    authorEmail: t.exposeString('author_email', { description: 'Email of the author.' }),
+    createdAt: t.field({ type: 'DateTime', description: 'Time the commit was created.', resolve: (c) => c.created_at }),
+  }),
+});
+
+const JobArtifact = builder.objectRef<ArtifactRecord>('JobArtifact').implement({
+  description: 'A file a job produced: its archive, metadata, trace or reports.',
+  fields: (t) => ({
+    fileType: t.exposeString('file_type', { description: 'Kind of artifact, e.g. `archive`, `metadata`, `trace`, `junit`.' }),
+    size: t.float({ description: 'Size in bytes.', resolve: (a) => a.size }),
+    filename: t.exposeString('filename', { description: 'File name.' }),
+    fileFormat: t.string({ nullable: true, description: 'Format, e.g. `zip`, `gzip`, `raw`.', resolve: (a) => a.file_format ?? null }),
+  }),
+});
+
+const JobRunner = builder.objectRef<RunnerRecord>('JobRunner').implement({
+  description: 'The runner that ran a job.',
+  fields: (t) => ({
+    restId: t.int({ description: 'Numeric id of the runner.', resolve: (r) => r.id }),
+    description: t.string({ nullable: true, description: 'Description of the runner.', resolve: (r) => r.description ?? null }),
+    name: t.string({ nullable: true, description: 'Name of the runner.', resolve: (r) => r.name ?? null }),
+    active: t.boolean({ nullable: true, description: 'Indicates the runner takes jobs.', resolve: (r) => r.active ?? (r.paused === undefined ? null : !r.paused) }),
+    isShared: t.boolean({ nullable: true, description: 'Indicates a shared runner.', resolve: (r) => r.is_shared ?? null }),
+    runnerType: t.string({ nullable: true, description: 'Type: `instance_type`, `group_type` or `project_type`.', resolve: (r) => r.runner_type ?? null }),
+    online: t.boolean({ nullable: true, description: 'Indicates the runner is online.', resolve: (r) => r.online ?? null }),
+    status: t.string({ nullable: true, description: 'Status of the runner, e.g. `online`, `offline`.', resolve: (r) => r.status ?? null }),
+  }),
+});
+
+export const Pipeline = builder.objectRef<PipelineRefRecord & { project_id: number }>('Pipeline').implement({
+  description: 'A CI pipeline: the jobs run for one commit of a ref.',
+  fields: (t) => ({
+    restId: t.int({ description: 'Numeric id of the pipeline.', resolve: (p) => p.id }),
+    projectId: t.int({ description: 'Numeric id of the pipeline\'s project.', resolve: (p) => p.project_id }),
+    ref: t.exposeString('ref', { description: 'Branch or tag the pipeline ran for.' }),
+    sha: t.exposeString('sha', { description: 'Commit SHA the pipeline ran for.' }),
+    status: t.field({ type: JobStatus, nullable: true, description: 'Status of the pipeline.', resolve: (p) => knownOrNull(JOB_STATUSES, p.status) }),
+    webUrl: t.string({ nullable: true, description: 'URL of the pipeline\'s page.', resolve: (p) => p.web_url ?? null }),
+    source: t.string({ nullable: true, description: 'What started the pipeline, e.g. `push`.', resolve: (p) => p.source ?? null }),
+    createdAt: t.field({ type: 'DateTime', nullable: true, description: 'Time the pipeline was created.', resolve: (p) => p.created_at ?? null }),
+    updatedAt: t.field({ type: 'DateTime', nullable: true, description: 'Time the pipeline last changed.', resolve: (p) => p.updated_at ?? null }),
+    jobs: t.connection(
+      {
+        type: Job,
+        description: 'Jobs of the pipeline.',
+        args: { statuses: t.arg({ type: [JobStatus], description: 'Returns only jobs in these statuses.' }) },
+        resolve: (p, args, ctx) => listJobs(ctx, p.project_id, args, p.id),
+      },
+      JobConnection,
+    ),
+  }),
+});
+
+export const Job = builder.objectRef<JobRecord>('Job');
+
+builder.node(Job, {
+  description: 'A CI job of a pipeline.',
+  id: { resolve: (j) => `${j.project_id}/${j.id}` },
+  loadOne: (id, ctx) => {
+    const [projectId, jobId] = parseJobId(id);
+    return ctx.gitlab.loaders.job(projectId, jobId);
+  },
+  fields: (t) => ({
+    restId: t.int({ description: 'Numeric id of the job.', resolve: (j) => j.id }),
+    name: t.exposeString('name', { description: 'Name of the job.' }),
+    stage: t.exposeString('stage', { description: 'Stage of the job.' }),
+    ref: t.exposeString('ref', { description: 'Branch or tag the job ran for.' }),
+    status: t.field({ type: JobStatus, nullable: true, description: 'Status of the job; null for a status this schema does not know yet.', resolve: (j) => knownOrNull(JOB_STATUSES, j.status) }),
+    tag: t.exposeBoolean('tag', { description: 'Indicates the ref is a tag.' }),
+    allowFailure: t.boolean({ nullable: true, description: 'Indicates the pipeline may succeed although this job fails.', resolve: (j) => j.allow_failure ?? null }),
+    coverage: t.float({ nullable: true, description: 'Code coverage the job reported, in percent.', resolve: (j) => j.coverage ?? null }),
+    createdAt: t.field({ type: 'DateTime', description: 'Time the job was created.', resolve: (j) => j.created_at }),
+    startedAt: t.field({ type: 'DateTime', nullable: true, description: 'Time the job started; null until it does.', resolve: (j) => j.started_at ?? null }),
+    finishedAt: t.field({ type: 'DateTime', nullable: true, description: 'Time the job finished; null until it does.', resolve: (j) => j.finished_at ?? null }),
+    erasedAt: t.field({ type: 'DateTime', nullable: true, description: 'Time the job was erased.', resolve: (j) => j.erased_at ?? null }),
+    duration: t.float({ nullable: true, description: 'Run time in seconds.', resolve: (j) => j.duration ?? null }),
+    queuedDuration: t.float({ nullable: true, description: 'Time spent queued, in seconds.', resolve: (j) => j.queued_duration ?? null }),
+    webUrl: t.string({ nullable: true, description: 'URL of the job\'s page.', resolve: (j) => j.web_url ?? null }),
+    failureReason: t.string({ nullable: true, description: 'Why a failed job failed, e.g. `script_failure`.', resolve: (j) => j.failure_reason ?? null }),
+    tagList: t.stringList({ description: 'Runner tags the job asks for.', resolve: (j) => j.tag_list ?? [] }),
+    archived: t.boolean({ nullable: true, description: 'Indicates the job is archived (no longer retryable).', resolve: (j) => j.archived ?? null }),
+    artifactsExpireAt: t.field({ type: 'DateTime', nullable: true, description: 'Time the artifacts expire.', resolve: (j) => j.artifacts_expire_at ?? null }),
+    artifacts: t.field({ type: [JobArtifact], description: 'Artifacts of the job.', resolve: (j) => j.artifacts ?? [] }),
+    artifactsFile: t.field({
+      type: JobArtifact,
+      nullable: true,
+      description: 'The artifacts archive, as older GitLab reports it.',
+      resolve: (j) => (j.artifacts_file ? { file_type: 'archive', file_format: 'zip', ...j.artifacts_file } : null),
+    }),
+    runner: t.field({ type: JobRunner, nullable: true, description: 'Runner that ran the job.', resolve: (j) => j.runner ?? null }),
+    commit: t.field({ type: Commit, nullable: true, description: 'Commit the job ran for.', resolve: (j) => j.commit ?? null }),
+    pipeline: t.field({
+      type: Pipeline,
+      nullable: true,
+      description: 'Pipeline the job belongs to.',
+      resolve: (j) => (j.pipeline ? { ...j.pipeline, project_id: j.pipeline.project_id ?? j.project_id } : null),
+    }),
+    user: t.field({ type: User, nullable: true, description: 'User who started the job.', resolve: (j) => j.user ?? null }),
+    project: t.field({ type: Project, nullable: true, description: 'Project of the job.', resolve: (j, _args, ctx) => ctx.gitlab.loaders.project(j.project_id) }),
+    downloadUrl: t.string({ nullable: true, description: 'Download URL GitLab reports for erase and keep responses.', resolve: (j) => j.download_url ?? null }),
+    traceUrl: t.string({
+      description: 'Gateway URL streaming the job\'s log (send the same credentials).',
+      resolve: (j) => downloadPath(['projects', j.project_id, 'jobs', j.id, 'trace']),
+    }),
+    artifactsArchiveUrl: t.string({
+      description: 'Gateway URL streaming the job\'s artifacts archive (send the same credentials).',
+      resolve: (j) => downloadPath(['projects', j.project_id, 'jobs', j.id, 'artifacts']),
+    }),
+    artifactFileUrl: t.string({
+      description: 'Gateway URL streaming one file from the artifacts archive.',
+      args: { path: t.arg.string({ required: true, description: 'Path of the file inside the archive.' }) },
+      resolve: (j, args) => downloadPath(['projects', j.project_id, 'jobs', j.id, 'artifacts'], args.path),
+    }),
+    trace: t.string({
+      nullable: true,
+      description: 'The job\'s log as text, for small logs (up to 1 MiB; use traceUrl beyond); null when the job has none.',
+      args: { tailLines: t.arg.int({ description: 'Returns only the last n lines.' }) },
+      resolve: async (j, args, ctx) => {
+        if (args.tailLines !== null && args.tailLines !== undefined && args.tailLines < 0) {
+          throw new InputError('"tailLines" must not be negative.', ['tailLines']);
+        }
+        const text = await ctx.gitlab.client.getTrace(j.project_id, j.id, 1024 * 1024);
+        if (text === null || args.tailLines === null || args.tailLines === undefined) return text;
+        const lines = text.replace(/\n$/, '').split('\n');
+        return args.tailLines === 0 ? '' : lines.slice(-args.tailLines).join('\n');
+      },
+    }),
+  }),
+});
+
+export const JobConnection = builder.connectionObject(
+  { type: Job, name: 'JobConnection', description: 'A page of jobs, newest first. GitLab does not count job lists: totalCount is null.' },
+  { name: 'JobEdge', description: 'A job with its cursor.' },
+);
+
+/** "42/1001" to [42, 1001]; throws InputError for anything else. */
+export function parseJobId(id: string): [number, number] {
+  const match = /^(\d{1,12})\/(\d{1,15})$/.exec(id);
+  if (!match) throw new InputError(`"${id.slice(0, 80)}" is not a job id.`, ['id']);
+  return [Number(match[1]), Number(match[2])];
+}
+
+function listJobs(ctx: Context, projectId: number, args: { statuses?: readonly string[] | null; first?: number | null; after?: string | null; last?: number | null; before?: string | null }, pipelineId?: number) {
+  return resolveConnection(args, ctx.defaultPageSize, async (page, perPage) => {
+    const result = await ctx.gitlab.client.listJobs(projectId, args.statuses ?? undefined, { page, perPage }, pipelineId);
+    ctx.gitlab.loaders.primeJobs(result.items);
+    return result;
+  });
+}
+
+/** The job a `Project.job(id:)` or mutation argument names: a Job global id, or a plain number within `projectId`. */
+function jobKeyFromArg(id: string, projectId?: number): [number, number] {
+  if (/^\d{1,15}$/.test(id) && projectId !== undefined) return [projectId, Number(id)];
+  const decoded = decodeGlobalId(id);
+  if (decoded.typename !== 'Job') throw new InputError(`"${id.slice(0, 80)}" is not a Job id.`, ['id']);
+  return parseJobId(decoded.id);
+}
+
+builder.objectFields(Project, (t) => ({
+  jobs: t.connection(
+    {
+      type: Job,
+      description: 'CI jobs of the project, newest first.',
+      args: { statuses: t.arg({ type: [JobStatus], description: 'Returns only jobs in these statuses.' }) },
+      resolve: (p, args, ctx) => listJobs(ctx, p.id, args),
+    },
+    JobConnection,
+  ),
+  pipelineJobs: t.connection(
+    {
+      type: Job,
+      description: 'Jobs of one pipeline of the project.',
+      args: {
+        pipelineId: t.arg.int({ required: true, description: 'Numeric id of the pipeline.' }),
+        statuses: t.arg({ type: [JobStatus], description: 'Returns only jobs in these statuses.' }),
+      },
+      resolve: (p, args, ctx) => listJobs(ctx, p.id, args, args.pipelineId),
+    },
+    JobConnection,
+  ),
+  job: t.field({
+    type: Job,
+    nullable: true,
+    description: 'One job of the project; null when it does not exist.',
+    args: { id: t.arg.id({ required: true, description: 'Global id or numeric id of the job.' }) },
+    resolve: (p, args, ctx) => {
+      const [projectId, jobId] = jobKeyFromArg(String(args.id), p.id);
+      return projectId === p.id ? ctx.gitlab.loaders.job(projectId, jobId) : null;
+    },
+  }),
+}));
+
+// --- mutations -----------------------------------------------------------------
+
+interface JobPayloadShape {
+  job: JobRecord | null;
+  errors: UserErrorShape[];
+}
+
+const JobIdInput = (name: string) =>
+  builder.inputType(name, {
+    description: 'The job to act on.',
+    fields: (t) => ({ id: t.id({ required: true, description: 'Global id of the job, e.g. `gid://duograph/Job/42/1001`.' }) }),
+  });
+
+const JobPayload = (name: string, jobDescription: string) =>
+  builder.objectRef<JobPayloadShape>(`${name}Payload`).implement({
+    description: `Result of ${name[0]?.toLowerCase()}${name.slice(1)}.`,
+    fields: (t) => ({
+      job: t.field({ type: Job, nullable: true, description: jobDescription, resolve: (p) => p.job }),
+      errors: t.field({ type: [UserError], description: 'Why the mutation was refused; empty on success.', resolve: (p) => p.errors }),
+    }),
+  });
+
+const ACTIONS = [
+  ['jobCancel', 'cancel', 'Cancels a job.', 'The canceled job.'],
+  ['jobRetry', 'retry', 'Retries a job. Current GitLab creates a new job (with a new id) and returns it.', 'The new job (current GitLab) or the retried job (GitLab 11).'],
+  ['jobPlay', 'play', 'Plays a manual job.', 'The played job: PENDING on current GitLab, STARTED on GitLab 11.'],
+  ['jobErase', 'erase', 'Erases a job\'s artifacts and log.', 'The erased job.'],
+  ['jobArtifactsKeep', 'keep', 'Keeps a job\'s artifacts from expiring.', 'The job.'],
+] as const;
+
+for (const [name, action, description, jobDescription] of ACTIONS) {
+  const Name = `${name[0]?.toUpperCase()}${name.slice(1)}`;
+  builder.mutationField(name, (t) =>
+    t.field({
+      type: JobPayload(Name, jobDescription),
+      nullable: true,
+      description,
+      args: { input: t.arg({ type: JobIdInput(`${Name}Input`), required: true, description: 'The job.' }) },
+      resolve: async (_root, { input }, ctx) => {
+        const [projectId, jobId] = jobKeyFromArg(String(input.id));
+        const { result, errors } = await runMutation(() => ctx.gitlab.client.jobAction(projectId, jobId, action));
+        return { job: result, errors };
+      },
+    }),
+  );
+}
+
+builder.mutationField('jobArtifactsDelete', (t) =>
+  t.field({
+    type: JobPayload('JobArtifactsDelete', 'The job after its artifacts were deleted.'),
+    nullable: true,
+    description: 'Deletes a job\'s artifacts (Maintainer role).',
+    args: { input: t.arg({ type: JobIdInput('JobArtifactsDeleteInput'), required: true, description: 'The job.' }) },
+    resolve: async (_root, { input }, ctx) => {
+      const [projectId, jobId] = jobKeyFromArg(String(input.id));
+      const { errors } = await runMutation(() => ctx.gitlab.client.deleteJobArtifacts(projectId, jobId));
+      return { job: errors.length ? null : await ctx.gitlab.client.getJob(projectId, jobId), errors };
+    },
+  }),
+);
