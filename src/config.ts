@@ -17,6 +17,8 @@ export interface Config {
   readonly upstreamConnections: number;
   /** Largest upstream JSON body accepted, in bytes (UPSTREAM_MAX_RESPONSE_BYTES). Default 32 MiB. */
   readonly upstreamMaxResponseBytes: number;
+  /** Largest file a multipart upload may carry, in bytes (MAX_UPLOAD_BYTES). Default 100 MiB. */
+  readonly maxUploadBytes: number;
   /** Page size when a connection is asked with neither first nor last (DEFAULT_PAGE_SIZE). Default 20. */
   readonly defaultPageSize: number;
   /** Latency added by the sandbox to each response, in ms (SANDBOX_LATENCY_MS). Default 0. */
@@ -70,6 +72,7 @@ const OPTIONS = [
   { key: 'upstreamTimeoutMs', env: 'UPSTREAM_TIMEOUT_MS', flag: '--upstream-timeout-ms', help: 'upstream headers and body timeout in ms (default 10000)', parse: integer(1, 600_000) },
   { key: 'upstreamConnections', env: 'UPSTREAM_CONNECTIONS', flag: '--upstream-connections', help: 'keep-alive connections per upstream (default 64)', parse: integer(1, 4096) },
   { key: 'upstreamMaxResponseBytes', env: 'UPSTREAM_MAX_RESPONSE_BYTES', flag: '--upstream-max-response-bytes', help: 'largest upstream JSON response in bytes (default 33554432)', parse: integer(1024, 2 ** 31) },
+  { key: 'maxUploadBytes', env: 'MAX_UPLOAD_BYTES', flag: '--max-upload-bytes', help: 'largest uploaded file in bytes (default 104857600)', parse: integer(1, 2 ** 40) },
   { key: 'defaultPageSize', env: 'DEFAULT_PAGE_SIZE', flag: '--default-page-size', help: 'page size when neither first nor last is given (default 20)', parse: integer(1, 100) },
   { key: 'sandboxLatencyMs', env: 'SANDBOX_LATENCY_MS', flag: '--sandbox-latency-ms', help: 'latency the sandbox adds per call, in ms (default 0)', parse: integer(0, 60_000) },
   { key: 'sandboxGitlabPort', env: 'SANDBOX_GITLAB_PORT', flag: '--sandbox-gitlab-port', help: 'port of the sandbox GitLab (default: a free port)', parse: integer(0, 65535) },
@@ -82,6 +85,7 @@ const DEFAULTS: Config = {
   upstreamTimeoutMs: 10_000,
   upstreamConnections: 64,
   upstreamMaxResponseBytes: 32 * 1024 * 1024,
+  maxUploadBytes: 100 * 1024 * 1024,
   defaultPageSize: 20,
   sandboxLatencyMs: 0,
   sandboxGitlabPort: 0,

@@ -4,7 +4,9 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import { createFetch } from '@whatwg-node/fetch';
 import { createGraphQLError, createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from '../config.js';
 import { InputError } from '../errors.js';
@@ -60,6 +62,10 @@ export function buildApp(options: AppOptions): App {
       shouldPersistHeaders: false,
     },
     renderGraphiQL,
+    // Multipart uploads: bounded here, before any resolver runs.
+    fetchAPI: createFetch({ formDataLimits: { fileSize: config.maxUploadBytes, files: 10, fieldSize: 1024 * 1024, fields: 100 } }),
+    // Multipart and GET requests need a header a cross-site form cannot send.
+    plugins: [useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'graphql-preflight', 'apollo-require-preflight'] })],
     context: ({ request }) => {
       let credentials: Record<string, string>;
       try {
