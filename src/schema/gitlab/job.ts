@@ -229,6 +229,28 @@ builder.objectFields(Project, (t) => ({
     },
     JobConnection,
   ),
+  latestArtifactsArchiveUrl: t.string({
+    description: 'Gateway URL streaming the artifacts archive of the latest successful pipeline of a ref, for one job name.',
+    args: {
+      ref: t.arg.string({ required: true, description: 'Branch or tag name (not HEAD or a SHA).' }),
+      job: t.arg.string({ required: true, description: 'Name of the job.' }),
+    },
+    resolve: (p, args) => downloadPath(['projects', p.id, 'jobs', 'artifacts', args.ref, 'download'], undefined, { job: args.job }),
+  }),
+  latestArtifactFileUrl: t.string({
+    description: 'Gateway URL streaming one file from the artifacts of the latest successful pipeline of a ref, for one job name.',
+    args: {
+      ref: t.arg.string({ required: true, description: 'Branch or tag name (not HEAD or a SHA).' }),
+      job: t.arg.string({ required: true, description: 'Name of the job.' }),
+      path: t.arg.string({ required: true, description: 'Path of the file inside the archive.' }),
+    },
+    resolve: (p, args) => downloadPath(['projects', p.id, 'jobs', 'artifacts', args.ref, 'raw'], args.path, { job: args.job }),
+  }),
+  snapshotUrl: t.string({
+    description: 'Gateway URL streaming an uncompressed tar of the Git repository (admins only).',
+    args: { wiki: t.arg.boolean({ description: 'Gives the wiki repository instead.' }) },
+    resolve: (p, args) => downloadPath(['projects', p.id, 'snapshot'], undefined, args.wiki ? { wiki: 'true' } : undefined),
+  }),
   job: t.field({
     type: Job,
     nullable: true,
