@@ -23,12 +23,20 @@ export interface Page<T> {
  * Slices `all` to the requested page and builds GitLab's pagination headers.
  * Link URLs are `baseUrl + rawPath` with the request's query parameters,
  * sorted by key as Rails' `to_query` does, and `page`/`per_page` replaced.
+ * `withoutCount` drops X-Total, X-Total-Pages and rel="last" as Kaminari's
+ * `without_count` does.
  */
-export function paginate<T>(all: readonly T[], request: PageRequest, linkBase: { url: string; query: Record<string, string[]> }): Page<T> {
+export function paginate<T>(
+  all: readonly T[],
+  request: PageRequest,
+  linkBase: { url: string; query: Record<string, string[]> },
+  options: { withoutCount?: boolean } = {},
+): Page<T> {
   const { page, perPage } = request;
   const start = (page - 1) * perPage;
   const items = all.slice(start, start + perPage);
-  const counted = all.length <= COUNT_LIMIT;
+  // Endpoints that paginate `without_count` (GET /projects/:id/jobs) never count, at any size.
+  const counted = !options.withoutCount && all.length <= COUNT_LIMIT;
   const headers: Record<string, string> = { 'X-Page': String(page), 'X-Per-Page': String(perPage) };
   let prev: number | null;
   let next: number | null;

@@ -61,6 +61,55 @@ export class Params {
     return undefined;
   }
 
+  /** Whether the parameter was sent at all (an empty value counts: it clears a string attribute). */
+  has(name: string): boolean {
+    return this.query[name] !== undefined || this.query[`${name}[]`] !== undefined;
+  }
+
+  /** The last value as sent, empty string included; undefined when absent. */
+  raw(name: string): string | undefined {
+    const values = this.query[name];
+    return values?.[values.length - 1];
+  }
+
+  /**
+   * An Array[String] parameter: `name[]=a&name[]=b` (or a JSON array), else
+   * `name=a,b` split on commas as GitLab's CommaSeparatedToArray coercion does.
+   */
+  array(name: string): string[] | undefined {
+    const values = this.query[`${name}[]`];
+    if (values !== undefined) return values.filter((value) => value !== '');
+    const raw = this.raw(name);
+    if (raw === undefined) return undefined;
+    return raw.split(',').map((value) => value.trim()).filter((value) => value !== '');
+  }
+
+  /** A Date parameter (YYYY-MM-DD). */
+  date(name: string): string | undefined {
+    const raw = this.string(name);
+    if (raw === undefined) return undefined;
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(raw) || Number.isNaN(Date.parse(`${raw}T00:00:00Z`))) {
+      this.errors.push(`${name} is invalid`);
+      return undefined;
+    }
+    return raw;
+  }
+
+  /** Records "<name> is invalid" (a type error found outside the typed readers, e.g. a File sent as text). */
+  invalid(name: string): void {
+    this.errors.push(`${name} is invalid`);
+  }
+
+  /** `requires :name`: records "<name> is missing" when absent or empty. */
+  require(name: string): void {
+    if (this.string(name) === undefined && this.query[`${name}[]`] === undefined) this.errors.push(`${name} is missing`);
+  }
+
+  /** `at_least_one_of`: records Grape's message when none of `names` was sent. */
+  atLeastOneOf(names: readonly string[]): void {
+    if (!names.some((name) => this.has(name))) this.errors.push(`${names.join(', ')} are missing, at least one parameter must be provided`);
+  }
+
   /** `page` (default 1, below 1 becomes 1) and `per_page` (default 20, capped at 100, below 1 becomes 20). */
   page(): PageRequest {
     const page = this.integer('page') ?? 1;

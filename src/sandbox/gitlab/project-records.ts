@@ -83,6 +83,19 @@ function urls(store: GitlabStore, project: SandboxProject): { web: string; ssh: 
   return { fullPath, web: `${WEB_BASE}/${fullPath}`, ssh: `git@${host}:${fullPath}.git`, http: `${WEB_BASE}/${fullPath}.git` };
 }
 
+/** import_url without credentials: GitLab exposes Project#safe_import_url, never the embedded password. */
+function safeImportUrl(url: string | null): string | null {
+  if (!url) return null;
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}
+
 function licenseUrl(store: GitlabStore, project: SandboxProject): string | null {
   if (!project.licenseKey) return null;
   return `${urls(store, project).web}/-/blob/${project.defaultBranch ?? 'main'}/LICENSE`;
@@ -218,7 +231,7 @@ export function fullProjectRecord(project: SandboxProject, ctx: RenderContext, f
     creator_id: project.creatorId,
   });
   if (project.forkedFromId !== null) record.mr_default_target_self = false;
-  if (admin) Object.assign(record, { import_url: null, import_type: null });
+  if (admin) Object.assign(record, { import_url: safeImportUrl(project.importUrl), import_type: project.importUrl ? 'git' : null });
   record.import_status = project.importStatus;
   if (admin) record.import_error = null;
   if (f.issues) record.open_issues_count = project.openIssuesCount;
@@ -246,7 +259,7 @@ export function fullProjectRecord(project: SandboxProject, ctx: RenderContext, f
     });
   }
   Object.assign(record, {
-    ci_config_path: '',
+    ci_config_path: project.ciConfigPath,
     public_jobs: project.publicJobs,
     shared_with_groups: project.sharedWithGroups.map((link) => {
       const group = store.namespace(link.groupId);
@@ -296,11 +309,21 @@ export function fullProjectRecord(project: SandboxProject, ctx: RenderContext, f
     autoclose_referenced_issues: true,
     max_artifacts_size: null,
     approvals_before_merge: project.approvalsBeforeMerge,
-    external_authorization_classification_label: '',
+    external_authorization_classification_label: project.externalAuthorizationClassificationLabel,
     license_url: licenseUrl(store, project),
   });
+  // EE: `mirror` on every project of a licensed instance, the mirror settings only on mirrors.
+  record.mirror = project.mirror;
+  if (project.mirror) {
+    Object.assign(record, {
+      mirror_user_id: project.creatorId,
+      mirror_trigger_builds: project.mirrorTriggerBuilds,
+      only_mirror_protected_branches: false,
+      mirror_overwrites_diverged_branches: false,
+    });
+  }
   if (ctx.license) record.license = licenseRecord(project);
-  if (viewer?.admin) record.repository_storage = 'default';
+  if (viewer?.admin) record.repository_storage = project.repositoryStorage;
   if (ctx.customAttributes) record.custom_attributes = project.customAttributes.map((a) => ({ ...a }));
   const parent = project.forkedFromId === null ? undefined : store.projects.get(project.forkedFromId);
   // The spec: forked_from_project appears only for a caller with a valid token; GitLab: who can see the parent.

@@ -4,39 +4,16 @@
  * /users/:user_id/projects.
  */
 import type { JsonResponse } from '../http-util.js';
-import { canReadProject, groupAccess, projectMemberAccess } from './access.js';
+import { groupAccess, projectMemberAccess } from './access.js';
+import { findVisibleProject, PROJECT_NOT_FOUND, USER_NOT_FOUND, type ApiRequest, type RouteHandler } from './api-request.js';
 import { paginate } from './pagination.js';
 import { Params } from './params.js';
 import { readProjectFilters, selectProjects, type ProjectFilters } from './project-filters.js';
 import { fullProjectRecord, simpleProjectRecord, userBasicRecord, type RenderContext } from './project-records.js';
-import type { GitlabStore, SandboxProject, SandboxUser } from './store.js';
+import type { SandboxProject } from './store.js';
 
-/** What a route handler gets: the caller, decoded path parameters and the raw query. */
-export interface ApiRequest {
-  store: GitlabStore;
-  /** The caller after Sudo; null when anonymous. */
-  viewer: SandboxUser | null;
-  /** Path parameters, each raw segment decoded with decodeURIComponent. */
-  params: Record<string, string>;
-  query: Record<string, string[]>;
-  /** The sandbox's API root, e.g. http://127.0.0.1:1234/api/v4. */
-  apiUrl: string;
-  /** The request URL without its query (path still encoded), for Link headers. */
-  requestUrl: string;
-}
-
-export type RouteHandler = (request: ApiRequest) => JsonResponse;
-
-export const PROJECT_NOT_FOUND: JsonResponse = { status: 404, body: { message: '404 Project Not Found' } };
-export const USER_NOT_FOUND: JsonResponse = { status: 404, body: { message: '404 User Not Found' } };
-
-/** The project named by `:id` (numeric id or full path) if the caller may see it. */
-function findVisibleProject(request: ApiRequest): SandboxProject | undefined {
-  const project = request.store.findProject(request.params.id ?? '');
-  return project && canReadProject(request.store, request.viewer, project) ? project : undefined;
-}
-
-function renderContext(request: ApiRequest, options: { license?: boolean; statistics?: boolean; customAttributes?: boolean }): RenderContext {
+/** The rendering context of a request. */
+export function renderContext(request: ApiRequest, options: { license?: boolean; statistics?: boolean; customAttributes?: boolean }): RenderContext {
   return {
     store: request.store,
     viewer: request.viewer,

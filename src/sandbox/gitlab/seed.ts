@@ -40,8 +40,51 @@
  *
  * Demo's starred projects: 1, 5, 11. Root (admin) sees everything but is a member of nothing
  * except its own namespace and the bulk group. Every project has statistics; timestamps are fixed.
+ * platform/docs (3) is a pull mirror (mirror true, import_url https://github.com/example/docs.git).
+ *
+ * PIPELINES AND JOBS (ci-seed.ts). Statuses as seeded; "moving" pipelines advance on the sandbox
+ * clock (clock.ts, one step = STEP_MS = 3 s of sandbox time; with `clock: 'manual'` only advance()).
+ *   platform/core (1), jobs run by alice unless noted:
+ *     101 main    success  1001 build success (archive: dist/app.js dist/app.css dist/index.html
+ *                               coverage/summary.json README.txt; junit; trace; tags docker, linux)
+ *                          1002 rspec success (coverage 87.5)   1003 rubocop failed, allow_failure,
+ *                          failure_reason script_failure   1004 deploy-staging success
+ *                          1005 deploy-production MANUAL (allow_failure)
+ *     102 v1.2.0 (tag) success  1006 build, 1007 package, 1008 release, all success; 1006 and 1007
+ *                          have archives that never expire. 1007 is the LARGE ARTIFACT job: with
+ *                          `largeArtifactBytes` its archive holds one stored generated file
+ *                          package/core-1.2.0.bin of that many bytes.
+ *     103 main    failed   1009 build success (archive) 1010 rspec failed script_failure
+ *                          1011 deploy-staging skipped
+ *     104 main    running  MOVING. 1012 build success (archive, junit) 1013 rspec running -> success
+ *                          1014 rubocop pending -> running -> failed (allow_failure) 1015 deploy-staging
+ *                          created -> ... success (archive) 1016 deploy-production created -> manual.
+ *                          Ends success after 4 steps, then "latest successful main" is 104, not 101.
+ *     105 feature/login running (run by demo) MOVING. 1017 lint preparing, 1018 unit waiting_for_resource,
+ *                          1019 e2e scheduled (due 3 steps after start), 1020 cleanup canceling.
+ *   demo/playground (7), run by demo:
+ *     201 main success  2001 test success, 2002 pages success (archive)
+ *     202 main running  MOVING. 2003 test running -> failed (script_failure), then 2004 pages
+ *                       created -> skipped and 2005 deploy-manual created -> skipped.
+ *   platform/infra (2, private; demo is Guest so cannot read jobs): 301 main success, 3001 plan (archive), run by bob.
+ *   demo-group/api (6, private; bob Reporter reads, cannot cancel): 401 main failed, 4001 docker success
+ *                       (archive), 4002 pytest failed runner_system_failure.
+ *   demo (Developer of platform/core) runs no finished job there, so demo cannot erase any of them;
+ *   a job demo retries or plays becomes demo's, and demo may erase it once it has finished.
+ *   Finished jobs have traces; created, pending, manual and skipped ones have none. New ids (retry)
+ *   continue after 4002; new pipelines after 401.
+ * JOB TOKEN: sandbox-ci-job-token-1013 (job 1013, user alice), as JOB-TOKEN header or ?job_token=,
+ *   on artifact downloads only. GitLab revokes a job token when its job ends; the sandbox keeps this
+ *   one valid so tests do not race the clock.
+ * HOOKS: 1 on platform/core (https://hooks.sandbox.test/core; push, tag push, merge request events;
+ *   token set, so it is never shown), 2 on demo/playground (http://hooks.sandbox.test/playground;
+ *   issues and wiki page events; SSL verification off). Neither has job or pipeline events, so the
+ *   seed never delivers anything. New hooks get ids from 3.
+ * PUSH RULES: platform/core has push rule 1 (commit_message_regex "Fixes \d+\..*", max_file_size 5,
+ *   prevent_secrets); no other project has one.
  */
 import { createHash } from 'node:crypto';
+import { seedCi } from './ci-seed.js';
 import { ACCESS, GitlabStore, type ProjectFeatures, type SandboxProject, type SandboxUser, type Visibility } from './store.js';
 
 /** A demo account of the sandbox and its personal access token. */
@@ -86,7 +129,7 @@ const ALL_FEATURES: ProjectFeatures = {
   lfs: true,
 };
 
-interface ProjectSeed {
+export interface ProjectSeed {
   id: number;
   name: string;
   path: string;
@@ -161,7 +204,20 @@ function makeProject(seed: ProjectSeed): SandboxProject {
     printingMergeRequestLinkEnabled: true,
     removeSourceBranchAfterMerge: true,
     approvalsBeforeMerge: 0,
+    mirror: false,
+    mirrorTriggerBuilds: false,
+    importUrl: null,
+    ciConfigPath: '',
+    repositoryStorage: 'default',
+    externalAuthorizationClassificationLabel: '',
+    importDueAt: null,
+    housekeepingUntil: 0,
   };
+}
+
+/** A project record with every default a new project gets (create, fork); `seed` fields as in the demo data. */
+export function newProject(seed: ProjectSeed): SandboxProject {
+  return makeProject(seed);
 }
 
 function user(id: number, username: string, name: string, createdAt: string, extra: Partial<SandboxUser> = {}): SandboxUser {
@@ -172,6 +228,10 @@ function user(id: number, username: string, name: string, createdAt: string, ext
 export interface SeedOptions {
   /** Extra generated public projects in group `bulk` (ids from 1001). Default 0. */
   bulkPublicProjects?: number;
+  /** The clock's start: moving pipelines are placed relative to it. Default 2024-04-01T12:00:00Z (MANUAL_CLOCK_START). */
+  now?: number;
+  /** Size of job 1007's generated artifact file; default none (an ordinary small archive). */
+  largeArtifactBytes?: number;
 }
 
 /** Builds a fresh store holding the demo data described at the top of this file. */
@@ -301,6 +361,12 @@ export function seedStore(options: SeedOptions = {}): GitlabStore {
     core.customAttributes.push({ key: 'tier', value: 'gold' });
   }
   if (api) api.sharedWithGroups.push({ groupId: 7, accessLevel: ACCESS.reporter, expiresAt: '2030-12-31' });
+  const docs = store.projects.get(3);
+  if (docs) {
+    docs.mirror = true;
+    docs.importUrl = 'https://github.com/example/docs.git';
+    docs.importStatus = 'finished';
+  }
   store.addProjectMember(1, 5, ACCESS.reporter);
   store.addProjectMember(6, 3, ACCESS.developer);
   store.addProjectMember(7, 4, ACCESS.developer);
@@ -308,6 +374,8 @@ export function seedStore(options: SeedOptions = {}): GitlabStore {
   for (const projectId of [1, 5, 11]) store.star(2, projectId);
   for (const projectId of [1, 7]) store.star(3, projectId);
   store.star(4, 1);
+
+  seedCi(store, options.now ?? t('2024-04-01T12:00:00.000Z'), { largeArtifactBytes: options.largeArtifactBytes ?? null });
 
   const bulk = options.bulkPublicProjects ?? 0;
   if (bulk > 0) seedBulk(store, bulk);

@@ -1,21 +1,35 @@
 /**
  * The built-in GitLab REST API v4 simulator ("sandbox"): a node:http server
- * over a freshly seeded in-memory store (see seed.ts for users, tokens and
- * projects), with request recording, injectable faults and latency for tests.
+ * over a freshly seeded in-memory store (see seed.ts for users, tokens,
+ * projects, pipelines, jobs, hooks and push rules), with request recording,
+ * injectable faults and latency for tests, a clock that moves pipelines and
+ * forks (clock.ts), and webhook delivery (hook-delivery.ts).
  *
- * Per request: record it -> matching fault rule (delay, reset, hang or canned
- * response) -> authenticate (401 for a bad token on any path, Sudo rules) ->
- * route under /api/v4 (404 `{"error":"404 Not Found"}` for unknown paths, 405
- * for a known path with another method) -> latency -> JSON response.
+ * Per request: read the body (JSON, form or multipart) and record it ->
+ * matching fault rule (delay, reset, hang or canned response) ->
+ * authenticate (401 for a bad token on any path, Sudo rules) -> route under
+ * /api/v4 (404 `{"error":"404 Not Found"}` for unknown paths, 405 for a
+ * known path with another method) -> latency -> JSON or streamed response.
  */
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { delay, flattenHeaders, parseQuery, splitTarget, writeJson, type JsonResponse } from '../http-util.js';
+import {
+  BodyError, delay, flattenHeaders, isStreamResponse, parseBody, parseQuery, readBody, splitTarget, writeJson, writeStream,
+  type HandlerResponse, type JsonResponse, type ParsedBody,
+} from '../http-util.js';
+import type { SandboxRuntime } from './api-request.js';
 import { authenticate } from './auth.js';
-import { getLanguages, getProject, listAllProjects, listForks, listProjectUsers, listUserProjects, type RouteHandler } from './projects.js';
+import { CiRunner } from './ci-runner.js';
+import { SandboxClock } from './clock.js';
+import { HookDeliverer, type HookDelivery } from './hook-delivery.js';
+import { matchRoute, ROUTES } from './routes.js';
 import { seedStore } from './seed.js';
+import { MAX_GENERATED_BYTES } from './zip-archive.js';
 
 export { DEMO_USERS, type DemoUser } from './seed.js';
+export { LARGE_ARTIFACT_JOB_ID, LARGE_ARTIFACT_PATH, SEED_JOB_TOKEN } from './ci-seed.js';
+export { MANUAL_CLOCK_START, STEP_MS } from './clock.js';
+export type { HookDelivery } from './hook-delivery.js';
 
 /** One request as the sandbox received it. */
 export interface RecordedRequest {
@@ -25,6 +39,8 @@ export interface RecordedRequest {
   query: Record<string, string[]>;
   /** Header names in lower case. */
   headers: Record<string, string>;
+  /** The raw request body as UTF-8 text; '' when there is none. */
+  body: string;
 }
 
 /**
@@ -59,6 +75,28 @@ export interface GitlabSandboxOptions {
   latencyMs?: number;
   /** Extra generated public projects (group `bulk`, ids from 1001), so lists can exceed 10,000 items; default 0. */
   bulkPublicProjects?: number;
+  /**
+   * 'real' (default): pipelines and forks advance in real time, one step
+   * every STEP_MS (3 s). 'manual': nothing moves until `advance(ms)`;
+   * sandbox time starts at MANUAL_CLOCK_START (2024-04-01T12:00:00Z).
+   */
+  clock?: 'real' | 'manual';
+  /** Status shown by the play response: current GitLab's 'pending' (default) or the spec's old 'started'. */
+  playStatus?: 'pending' | 'started';
+  /**
+   * DELETE /projects/:id/hooks/:hook_id: 'spec' (default) answers 200 with
+   * the removed hook and 204 when it was already gone; 'gitlab' answers as
+   * current GitLab does, 204 on removal and 404 for an unknown hook.
+   */
+  hookDelete?: 'spec' | 'gitlab';
+  /**
+   * Gives job LARGE_ARTIFACT_JOB_ID (1007) an archive holding one stored,
+   * generated file LARGE_ARTIFACT_PATH of this many bytes, produced chunk by
+   * chunk on each download (at most MAX_GENERATED_BYTES, just under 4 GiB).
+   */
+  largeArtifactBytes?: number;
+  /** Largest request body accepted (413 above it); default 20 MiB. */
+  maxBodyBytes?: number;
 }
 
 export interface GitlabSandbox {
@@ -70,49 +108,24 @@ export interface GitlabSandbox {
   addFault(rule: FaultRule): void;
   clearFaults(): void;
   setLatency(ms: number): void;
-  /** Stops listening and closes every connection, keep-alive and hanging ones included. */
+  /**
+   * Moves sandbox time forward by `ms` and applies every job, pipeline and
+   * import transition that became due, in order, delivering their webhooks.
+   */
+  advance(ms: number): void;
+  /** Sandbox time now (epoch ms): wall time for a real clock, MANUAL_CLOCK_START plus advances for a manual one. */
+  now(): number;
+  /** Every webhook delivery attempted, oldest first; each gets its status or error once answered. */
+  deliveries: HookDelivery[];
+  /** Resolves once every delivery started so far has been answered or has failed. */
+  flushDeliveries(): Promise<void>;
+  /** Stops listening, stops the clock and closes every connection, keep-alive and hanging ones included. */
   close(): Promise<void>;
 }
-
-interface Route {
-  method: string;
-  segments: string[];
-  handler: RouteHandler;
-}
-
-const ROUTES: Route[] = [
-  { method: 'GET', segments: ['projects'], handler: listAllProjects },
-  { method: 'GET', segments: ['projects', ':id'], handler: getProject },
-  { method: 'GET', segments: ['projects', ':id', 'users'], handler: listProjectUsers },
-  { method: 'GET', segments: ['projects', ':id', 'forks'], handler: listForks },
-  { method: 'GET', segments: ['projects', ':id', 'languages'], handler: getLanguages },
-  { method: 'GET', segments: ['users', ':user_id', 'projects'], handler: listUserProjects },
-];
 
 const NOT_FOUND: JsonResponse = { status: 404, body: { error: '404 Not Found' } };
 const NOT_ALLOWED: JsonResponse = { status: 405, body: { error: '405 Not Allowed' } };
 const API_PREFIX = '/api/v4/';
-
-/** Matches raw path segments against a route; parameters are decoded segment by segment. */
-function matchRoute(route: Route, segments: string[]): Record<string, string> | null {
-  if (route.segments.length !== segments.length) return null;
-  const params: Record<string, string> = {};
-  for (let i = 0; i < segments.length; i++) {
-    const pattern = route.segments[i] ?? '';
-    const raw = segments[i] ?? '';
-    if (pattern.startsWith(':')) {
-      if (raw === '') return null;
-      try {
-        params[pattern.slice(1)] = decodeURIComponent(raw);
-      } catch {
-        return null;
-      }
-    } else if (pattern !== raw) {
-      return null;
-    }
-  }
-  return params;
-}
 
 function faultMatches(rule: FaultRule, method: string, path: string): boolean {
   if (rule.method !== undefined && rule.method.toUpperCase() !== method) return false;
@@ -124,7 +137,18 @@ function faultMatches(rule: FaultRule, method: string, path: string): boolean {
 
 /** Starts a sandbox GitLab with its own freshly seeded state. */
 export async function startGitlabSandbox(options: GitlabSandboxOptions = {}): Promise<GitlabSandbox> {
-  const store = seedStore({ bulkPublicProjects: options.bulkPublicProjects ?? 0 });
+  const largeArtifactBytes = options.largeArtifactBytes;
+  if (largeArtifactBytes !== undefined && !(Number.isInteger(largeArtifactBytes) && largeArtifactBytes >= 0 && largeArtifactBytes <= MAX_GENERATED_BYTES)) {
+    throw new RangeError(`largeArtifactBytes must be an integer from 0 to ${MAX_GENERATED_BYTES}`);
+  }
+  let ci: CiRunner | null = null;
+  const clock = new SandboxClock(options.clock ?? 'real', (now) => ci?.runDue(now));
+  const store = seedStore({ bulkPublicProjects: options.bulkPublicProjects ?? 0, now: clock.now(), largeArtifactBytes });
+  const deliverer = new HookDeliverer(store);
+  ci = new CiRunner(store, (event) => deliverer.deliver(event));
+  ci.clock = clock;
+  const runtime: SandboxRuntime = { clock, ci, playStatus: options.playStatus ?? 'pending', hookDelete: options.hookDelete ?? 'spec' };
+  const maxBodyBytes = options.maxBodyBytes ?? 20 * 1_048_576;
   const requests: RecordedRequest[] = [];
   let faults: { rule: FaultRule; remaining: number }[] = [];
   let latencyMs = options.latencyMs ?? 0;
@@ -137,7 +161,13 @@ export async function startGitlabSandbox(options: GitlabSandboxOptions = {}): Pr
     return entry.rule;
   }
 
-  function dispatch(method: string, path: string, query: Record<string, string[]>, headers: Record<string, string>): JsonResponse {
+  function dispatch(
+    method: string,
+    path: string,
+    query: Record<string, string[]>,
+    headers: Record<string, string>,
+    body: ParsedBody,
+  ): HandlerResponse {
     const auth = authenticate(store, headers, query);
     if (!auth.ok) return auth.response;
     if (!path.startsWith(API_PREFIX)) return NOT_FOUND;
@@ -154,8 +184,13 @@ export async function startGitlabSandbox(options: GitlabSandboxOptions = {}): Pr
         viewer: auth.user,
         params,
         query,
+        // Rack's params: the body's parameters override the query's.
+        input: { ...query, ...body.fields },
+        files: body.files,
+        headers,
         apiUrl: `${baseUrl}/api/v4`,
         requestUrl: `${baseUrl}${path}`,
+        runtime,
       });
     }
     return pathKnown ? NOT_ALLOWED : NOT_FOUND;
@@ -166,8 +201,16 @@ export async function startGitlabSandbox(options: GitlabSandboxOptions = {}): Pr
     const { path, search } = splitTarget(req.url ?? '/');
     const query = parseQuery(search);
     const headers = flattenHeaders(req);
-    requests.push({ method, path, query, headers });
-    req.resume();
+    let raw: Buffer;
+    let tooLarge = false;
+    try {
+      raw = await readBody(req, maxBodyBytes);
+    } catch (error) {
+      if (!(error instanceof BodyError)) throw error;
+      raw = Buffer.alloc(0);
+      tooLarge = true;
+    }
+    requests.push({ method, path, query, headers, body: raw.toString('utf8') });
 
     const fault = takeFault(method, path);
     if (fault) {
@@ -188,9 +231,28 @@ export async function startGitlabSandbox(options: GitlabSandboxOptions = {}): Pr
       }
     }
 
-    const response = dispatch(method, path, query, headers);
+    let response: HandlerResponse;
+    if (tooLarge) {
+      response = { status: 413, body: { message: '413 Request Entity Too Large' } };
+    } else {
+      let body: ParsedBody;
+      try {
+        body = parseBody(headers['content-type'], raw);
+      } catch (error) {
+        if (!(error instanceof BodyError)) throw error;
+        // Rack cannot parse the body; GitLab answers 400 with the parser's complaint.
+        body = { fields: {}, files: {} };
+        response = { status: 400, body: { error: error.message } };
+      }
+      response ??= dispatch(method, path, query, headers, body);
+    }
     await delay(latencyMs);
-    writeJson(res, response);
+    if (isStreamResponse(response)) {
+      if (method === 'HEAD') writeJson(res, { status: response.status, headers: response.headers });
+      else writeStream(res, response);
+    } else {
+      writeJson(res, response);
+    }
   }
 
   const server = createServer((req, res) => {
@@ -207,6 +269,7 @@ export async function startGitlabSandbox(options: GitlabSandboxOptions = {}): Pr
       resolve();
     });
   });
+  clock.start();
   const address = server.address() as AddressInfo;
   const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   baseUrl = `http://${urlHost}:${address.port}`;
@@ -226,7 +289,18 @@ export async function startGitlabSandbox(options: GitlabSandboxOptions = {}): Pr
     setLatency(ms) {
       latencyMs = ms;
     },
+    advance(ms) {
+      clock.advance(ms);
+    },
+    now() {
+      return clock.now();
+    },
+    deliveries: deliverer.deliveries,
+    flushDeliveries() {
+      return deliverer.flush();
+    },
     close() {
+      clock.stop();
       return new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
         server.closeAllConnections();

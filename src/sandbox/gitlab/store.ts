@@ -5,8 +5,9 @@
  * models (camelCase, epoch-millisecond times); `project-records.ts` renders
  * them into GitLab's REST shapes.
  *
- * Later resources (jobs, pipelines, hooks, push rules) get their own maps
- * keyed by project id, and writes allocate ids with `nextId(kind)`.
+ * CI (pipelines, jobs), hooks, push rules and uploads live in maps keyed
+ * by their own ids, each record carrying its project id; writes allocate ids
+ * with `nextId(kind)`.
  */
 
 /** GitLab's access levels: Guest 10, Reporter 20, Developer 30, Maintainer 40, Owner 50. */
@@ -114,6 +115,154 @@ export interface SandboxProject {
   printingMergeRequestLinkEnabled: boolean;
   removeSourceBranchAfterMerge: boolean;
   approvalsBeforeMerge: number;
+  /** Pull mirroring (a paid-tier feature) is configured. */
+  mirror: boolean;
+  mirrorTriggerBuilds: boolean;
+  importUrl: string | null;
+  ciConfigPath: string;
+  repositoryStorage: string;
+  externalAuthorizationClassificationLabel: string;
+  /** When the import state (fork, pull mirror) next advances, on the sandbox clock; null when settled. */
+  importDueAt: number | null;
+  /** Until when a housekeeping run holds its lease (409 for another run before then). */
+  housekeepingUntil: number;
+}
+
+/** GitLab's Ci::HasStatus::AVAILABLE_STATUSES, the values of a job's `status` and of `scope`. */
+export const JOB_STATUSES = [
+  'created', 'waiting_for_resource', 'preparing', 'waiting_for_callback', 'pending', 'running',
+  'success', 'failed', 'canceling', 'canceled', 'skipped', 'manual', 'scheduled',
+] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+/** One file inside a job's artifacts archive. */
+export interface ArtifactEntry {
+  path: string;
+  content: Buffer;
+}
+
+/** A job's artifacts: small archives hold their files; `generatedBytes` streams one generated file instead. */
+export interface JobArtifacts {
+  entries: ArtifactEntry[];
+  /** Size of the single generated entry `generatedPath` (largeArtifactBytes); null for ordinary archives. */
+  generatedBytes: number | null;
+  generatedPath: string;
+  expireAt: number | null;
+  /** Also a JUnit report (`junit.xml.gz`) in `artifacts[]`. */
+  junit: boolean;
+}
+
+export interface SandboxPipeline {
+  id: number;
+  iid: number;
+  projectId: number;
+  ref: string;
+  tag: boolean;
+  sha: string;
+  beforeSha: string;
+  source: string;
+  status: JobStatus;
+  userId: number;
+  createdAt: number;
+  updatedAt: number;
+  startedAt: number | null;
+  finishedAt: number | null;
+  /** The commit's message (the pipeline's head commit). */
+  commitMessage: string;
+  commitAuthorId: number;
+}
+
+export interface SandboxJob {
+  id: number;
+  projectId: number;
+  pipelineId: number;
+  name: string;
+  stage: string;
+  /** Position of the stage in the pipeline (0 = first). */
+  stageIndex: number;
+  status: JobStatus;
+  when: 'on_success' | 'manual' | 'delayed' | 'always';
+  allowFailure: boolean;
+  /** What the job ends in when it runs (deterministic per job). */
+  outcome: 'success' | 'failed';
+  failureReason: string | null;
+  tagList: string[];
+  coverage: number | null;
+  userId: number;
+  createdAt: number;
+  queuedAt: number | null;
+  startedAt: number | null;
+  finishedAt: number | null;
+  erasedAt: number | null;
+  scheduledAt: number | null;
+  /** Sandbox-clock time of the job's next automatic transition; null when it waits for nothing. */
+  dueAt: number | null;
+  runnerId: number | null;
+  trace: string | null;
+  artifacts: JobArtifacts | null;
+  /** Whether the job produces artifacts when it succeeds (jobs that have not run yet). */
+  producesArtifacts: boolean;
+  /** Replaced by a retry: GitLab hides retried jobs from pipeline job lists by default. */
+  retried: boolean;
+  retriesCount: number;
+}
+
+export interface SandboxHook {
+  id: number;
+  projectId: number;
+  url: string;
+  name: string;
+  description: string;
+  /** The write-only secret, sent as X-Gitlab-Token; never rendered. */
+  token: string | null;
+  createdAt: number;
+  events: Record<HookEvent, boolean>;
+  pushEventsBranchFilter: string;
+  branchFilterStrategy: 'wildcard' | 'regex' | 'all_branches';
+  enableSslVerification: boolean;
+  customWebhookTemplate: string | null;
+}
+
+/** The event toggles of a project hook, named as the REST record names them. */
+export const HOOK_EVENTS = [
+  'push_events', 'issues_events', 'confidential_issues_events', 'merge_requests_events', 'tag_push_events',
+  'note_events', 'confidential_note_events', 'job_events', 'pipeline_events', 'wiki_page_events',
+  'deployment_events', 'feature_flag_events', 'releases_events', 'emoji_events', 'resource_access_token_events',
+  'repository_update_events',
+] as const;
+export type HookEvent = (typeof HOOK_EVENTS)[number];
+
+export interface SandboxPushRule {
+  id: number;
+  projectId: number;
+  createdAt: number;
+  commitMessageRegex: string;
+  commitMessageNegativeRegex: string;
+  branchNameRegex: string;
+  authorEmailRegex: string;
+  fileNameRegex: string;
+  denyDeleteTag: boolean;
+  memberCheck: boolean;
+  preventSecrets: boolean;
+  maxFileSize: number;
+  commitCommitterCheck: boolean;
+  commitCommitterNameCheck: boolean;
+  rejectUnsignedCommits: boolean;
+  rejectNonDcoCommits: boolean;
+}
+
+export interface SandboxUpload {
+  id: number;
+  projectId: number;
+  secret: string;
+  filename: string;
+  size: number;
+}
+
+/** A CI job token (CI_JOB_TOKEN): authenticates artifact downloads as the job's user. */
+export interface SandboxJobToken {
+  token: string;
+  jobId: number;
 }
 
 export interface License {
@@ -144,6 +293,13 @@ export class GitlabStore {
   readonly projects = new Map<number, SandboxProject>();
   /** User id -> ids of the projects the user starred. */
   readonly stars = new Map<number, Set<number>>();
+  readonly pipelines = new Map<number, SandboxPipeline>();
+  readonly jobs = new Map<number, SandboxJob>();
+  readonly hooks = new Map<number, SandboxHook>();
+  /** Project id -> its push rule (at most one per project). */
+  readonly pushRules = new Map<number, SandboxPushRule>();
+  readonly uploads = new Map<number, SandboxUpload>();
+  readonly jobTokens = new Map<string, SandboxJobToken>();
   private readonly starCounts = new Map<number, number>();
   private readonly forkIds = new Map<number, number[]>();
   private readonly projectsByPath = new Map<string, number>();
@@ -192,6 +348,74 @@ export class GitlabStore {
       forks.push(project.id);
       this.forkIds.set(project.forkedFromId, forks);
     }
+  }
+
+  /** Removes a project and everything that belongs to it (GitLab's Projects::DestroyService). */
+  removeProject(projectId: number): void {
+    const project = this.projects.get(projectId);
+    if (!project) return;
+    this.setForkParent(project, null);
+    for (const forkId of [...this.forksOf(projectId)]) {
+      const fork = this.projects.get(forkId);
+      if (fork) this.setForkParent(fork, null);
+    }
+    this.projects.delete(projectId);
+    this.projectsByPath.delete(this.projectFullPath(project).toLowerCase());
+    this.projectMembers.delete(projectId);
+    for (const [userId, starred] of this.stars) if (starred.delete(projectId)) this.stars.set(userId, starred);
+    this.starCounts.delete(projectId);
+    for (const [id, pipeline] of this.pipelines) if (pipeline.projectId === projectId) this.pipelines.delete(id);
+    for (const [id, job] of this.jobs) if (job.projectId === projectId) this.jobs.delete(id);
+    for (const [id, hook] of this.hooks) if (hook.projectId === projectId) this.hooks.delete(id);
+    this.pushRules.delete(projectId);
+  }
+
+  /** Moves or renames a project: `change` may set a new path and/or namespace; the path index follows. */
+  relocateProject(project: SandboxProject, change: { path?: string; namespaceId?: number }): void {
+    this.projectsByPath.delete(this.projectFullPath(project).toLowerCase());
+    if (change.path !== undefined) project.path = change.path;
+    if (change.namespaceId !== undefined) project.namespaceId = change.namespaceId;
+    this.projectsByPath.set(this.projectFullPath(project).toLowerCase(), project.id);
+  }
+
+  /** Sets or clears a project's fork parent, keeping the fork lists in step. */
+  setForkParent(project: SandboxProject, parentId: number | null): void {
+    if (project.forkedFromId !== null) {
+      const siblings = (this.forkIds.get(project.forkedFromId) ?? []).filter((id) => id !== project.id);
+      this.forkIds.set(project.forkedFromId, siblings);
+    }
+    project.forkedFromId = parentId;
+    if (parentId !== null) this.forkIds.set(parentId, [...(this.forkIds.get(parentId) ?? []), project.id]);
+  }
+
+  /** The project with this path in this namespace (case-insensitive), if any. */
+  projectInNamespace(namespaceId: number, path: string): SandboxProject | undefined {
+    return this.findProject(`${this.namespaceFullPath(namespaceId)}/${path}`);
+  }
+
+  /** A namespace by numeric id or by full path (case-insensitive). */
+  findNamespace(idOrPath: string): SandboxNamespace | undefined {
+    if (/^\d+$/.test(idOrPath)) return this.namespaces.get(Number(idOrPath));
+    const wanted = idOrPath.toLowerCase();
+    for (const ns of this.namespaces.values()) if (this.namespaceFullPath(ns.id).toLowerCase() === wanted) return ns;
+    return undefined;
+  }
+
+  unstar(userId: number, projectId: number): void {
+    if (!this.stars.get(userId)?.delete(projectId)) return;
+    this.starCounts.set(projectId, Math.max((this.starCounts.get(projectId) ?? 1) - 1, 0));
+  }
+
+  /** A project's jobs, newest (highest id) first, as GitLab's jobs API orders them. */
+  jobsOf(projectId: number): SandboxJob[] {
+    return [...this.jobs.values()].filter((job) => job.projectId === projectId).sort((a, b) => b.id - a.id);
+  }
+
+  /** A pipeline's jobs in stage order, then by id. */
+  pipelineJobs(pipelineId: number): SandboxJob[] {
+    return [...this.jobs.values()]
+      .filter((job) => job.pipelineId === pipelineId)
+      .sort((a, b) => a.stageIndex - b.stageIndex || a.id - b.id);
   }
 
   star(userId: number, projectId: number): void {
