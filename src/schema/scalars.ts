@@ -22,7 +22,9 @@ builder.scalarType('File', {
     throw new GraphQLError('A File is an input only.');
   },
   parseValue: (value) => {
-    if (value instanceof Blob) return value as File;
+    // Yoga's multipart parser makes its own File class, not a Node Blob: accept anything file-like.
+    const file = value as Partial<File> | null;
+    if (file && typeof file === 'object' && typeof file.stream === 'function' && typeof file.arrayBuffer === 'function') return value as File;
     throw new GraphQLError('Expected a file sent with the GraphQL multipart request spec.');
   },
 });

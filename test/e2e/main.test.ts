@@ -52,7 +52,7 @@ describe('the duograph command', () => {
     const upstream = await startGitlabSandbox();
     try {
       const gateway = await serve({ GITLAB_URL: upstream.url });
-      expect(gateway.output()).not.toContain('sandbox');
+      expect(gateway.output()).toContain(`GitLab upstream: ${upstream.url}\n`);
       expect(gateway.output()).not.toContain('demo-token');
       const response = await fetch(gateway.url, {
         method: 'POST',

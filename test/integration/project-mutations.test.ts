@@ -226,6 +226,7 @@ describe('projectUpload', () => {
     form.append('0', new Blob(['hello upload'], { type: 'text/plain' }), 'notes.txt');
     const response = await fetch(t.url, { method: 'POST', headers: { 'private-token': 'demo-token', 'graphql-preflight': '1' }, body: form });
     const body = (await response.json()) as { data: { projectUpload: { upload: { alt: string; url: string; markdown: string } } } };
+    expect(body, JSON.stringify(body)).toHaveProperty('data.projectUpload.upload');
     expect(body.data.projectUpload.upload.alt).toBe('notes');
     expect(body.data.projectUpload.upload.markdown).toContain(body.data.projectUpload.upload.url);
     const call = t.calls({ method: 'POST', path: /\/uploads$/ })[0] as unknown as { headers: Record<string, string>; body: string };
