@@ -121,6 +121,45 @@ describe('projectUpdate and projectDelete', () => {
   });
 });
 
+describe('preconditions, methods and sudo', () => {
+  it('refuses a delete when the project changed since ifUnmodifiedSince (412)', async () => {
+    const res = await t.gql<{ projectDelete: Payload }>(
+      `mutation { projectDelete(input: { id: "demo/legacy-app", ifUnmodifiedSince: "2001-01-01T00:00:00Z" }) { ${PROJECT_FIELDS} } }`,
+    );
+    expect(res.data?.projectDelete.errors).toEqual([{ message: '412 Precondition Failed', field: [], code: 'PRECONDITION_FAILED' }]);
+    expect(t.calls()[0]?.headers['if-unmodified-since']).toBe('Mon, 01 Jan 2001 00:00:00 GMT');
+  });
+
+  it('reports a 405 from GitLab as NOT_ALLOWED', async () => {
+    t.sandbox.addFault({ method: 'POST', path: /\/housekeeping$/, status: 405, body: '{"message":"405 Method Not Allowed"}', times: 1 });
+    const res = await t.gql<{ projectHousekeeping: Payload }>(`mutation { projectHousekeeping(input: { id: "demo/playground" }) { errors { code message } } }`);
+    expect(res.data?.projectHousekeeping.errors).toEqual([{ code: 'NOT_ALLOWED', message: '405 Method Not Allowed' }]);
+  });
+
+  it('acts as another user with Sudo from an admin, by header or query', async () => {
+    const byHeader = await t.gql<{ projectCreate: Payload }>(`mutation { projectCreate(input: { name: "Sudo Header" }) { ${PROJECT_FIELDS} } }`, {}, { token: 'admin-token', headers: { sudo: 'bob' } });
+    expect(byHeader.data?.projectCreate.project?.pathWithNamespace).toBe('bob/sudo-header');
+    const response = await fetch(new URL('?sudo=alice', t.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'private-token': 'admin-token' },
+      body: JSON.stringify({ query: `mutation { projectCreate(input: { name: "Sudo Query" }) { ${PROJECT_FIELDS} } }` }),
+    });
+    const byQuery = (await response.json()) as { data: { projectCreate: Payload } };
+    expect(byQuery.data.projectCreate.project?.pathWithNamespace).toBe('alice/sudo-query');
+  });
+
+  it('refuses Sudo from a non-admin, from a token without the sudo scope, and for an unknown user', async () => {
+    const mutation = `mutation { projectCreate(input: { name: "Nope" }) { ${PROJECT_FIELDS} } }`;
+    const nonAdmin = await t.gql<{ projectCreate: Payload }>(mutation, {}, { headers: { sudo: 'bob' } });
+    expect(nonAdmin.data?.projectCreate.errors).toEqual([{ message: '403 Forbidden - Must be admin to use sudo', field: [], code: 'FORBIDDEN' }]);
+    const noScope = await t.gql<{ projectCreate: Payload }>(mutation, {}, { token: 'admin-nosudo-token', headers: { sudo: 'bob' } });
+    expect(noScope.data?.projectCreate.errors[0]).toMatchObject({ code: 'FORBIDDEN', message: expect.stringMatching(/higher privileges|sudo/) });
+    const unknown = await t.gql(mutation, {}, { token: 'admin-token', headers: { sudo: 'nobody-at-all' } });
+    expect(unknown.data).toEqual({ projectCreate: null });
+    expect(unknown.errors?.[0]).toMatchObject({ extensions: { code: 'NOT_FOUND' }, message: expect.stringContaining('nobody-at-all') });
+  });
+});
+
 describe('archive and star', () => {
   it('archives idempotently as owner, and refuses a guest', async () => {
     for (let i = 0; i < 2; i++) {

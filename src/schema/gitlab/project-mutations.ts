@@ -104,9 +104,26 @@ builder.mutationFields((t) => ({
     type: projectPayload('ProjectDelete', 'Result of projectDelete.', 'Always null: the project is gone (or scheduled for deletion).'),
     nullable: true,
     description: 'Deletes a project with all its resources (GitLab may finish the deletion later).',
-    args: { input: t.arg({ type: ProjectIdInput('ProjectDeleteInput', 'The project to delete.'), required: true, description: 'The project to delete.' }) },
+    args: {
+      input: t.arg({
+        type: builder.inputType('ProjectDeleteInput', {
+          description: 'The project to delete.',
+          fields: (f) => ({
+            id: projectIdField(f),
+            ifUnmodifiedSince: f.field({
+              type: 'DateTime',
+              description: 'Deletes only if the project has not changed since this time (else a PRECONDITION_FAILED error).',
+            }),
+          }),
+        }),
+        required: true,
+        description: 'The project to delete.',
+      }),
+    },
     resolve: async (_root, { input }, ctx) => {
-      const { errors } = await runMutation(() => ctx.gitlab.client.deleteProject(projectIdFromArg(String(input.id), true)));
+      const { errors } = await runMutation(() =>
+        ctx.gitlab.client.deleteProject(projectIdFromArg(String(input.id), true), input.ifUnmodifiedSince ?? undefined),
+      );
       return { project: null, errors };
     },
   }),

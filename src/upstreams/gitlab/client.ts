@@ -94,6 +94,25 @@ export class GitlabClient {
     return !this.credentials.authorization && !this.credentials['private-token'];
   }
 
+  /**
+   * GET /user: whether GitLab accepts the credentials (false on 401 or 403;
+   * other failures throw). A job token alone is not checked: /user does not
+   * take one, and every read checks it anyway. A 404 counts as accepted:
+   * GitLab authenticates before routing, so a server without /user (the
+   * sandbox) still answers 401 to a bad token.
+   */
+  async verifyCredentials(): Promise<boolean> {
+    if (this.anonymous) return this.credentials['job-token'] !== undefined;
+    try {
+      await this.get<unknown>(['user']);
+      return true;
+    } catch (error) {
+      if (error instanceof UpstreamError && error.code === 'NOT_FOUND') return true;
+      if (error instanceof UpstreamError && (error.code === 'UNAUTHENTICATED' || error.code === 'FORBIDDEN')) return false;
+      throw error;
+    }
+  }
+
   /** GET /projects/:id by number or full path; null when GitLab says 404. */
   async getProject(id: number | string, options: ProjectReadOptions = {}): Promise<ProjectRecord | null> {
     return this.orNull(
@@ -145,9 +164,13 @@ export class GitlabClient {
     return (await this.send<ProjectRecord>('PUT', ['projects', id], params, files)).body;
   }
 
-  /** DELETE /projects/:id; GitLab may answer 202 and delete later. */
-  async deleteProject(id: number | string): Promise<void> {
-    await this.send('DELETE', ['projects', id]);
+  /**
+   * DELETE /projects/:id; GitLab may answer 202 and delete later. With
+   * `ifUnmodifiedSince`, GitLab answers 412 when the project changed after it.
+   */
+  async deleteProject(id: number | string, ifUnmodifiedSince?: Date): Promise<void> {
+    const headers = ifUnmodifiedSince ? { ...this.credentials, 'if-unmodified-since': ifUnmodifiedSince.toUTCString() } : this.credentials;
+    await this.http.json({ method: 'DELETE', path: ['projects', id], headers, signal: this.signal });
   }
 
   /** POST /projects/:id/archive or /unarchive; both are idempotent. */
