@@ -1,0 +1,458 @@
+/**
+ * ChannelItem: a post or comment of a Hubzilla channel, with every field
+ * the hub's activity object and item row carry; Channel.stream,
+ * Channel.networkStream, Channel.item; and the channelItemPost mutation.
+ *
+ * Streams and item/full send activity objects (`message_id`, embedded
+ * `author{}`/`owner{}`, `flags[]`; numeric ids only in item/full), item/update
+ * sends the raw row (`mid`, `author_xchan`, `item_*`): both are normalised to
+ * one record by the client. An item keeps the thread it was read with, so
+ * `parent` and `comments` cost no further call.
+ */
+import { InputError } from '../../errors.js';
+import { ItemUpdateRefused, threadsOf, type ItemUpdateParams, type NetworkStreamFilters } from '../../upstreams/hubzilla/client.js';
+import type { ItemRecord } from '../../upstreams/hubzilla/records.js';
+import { builder } from '../builder.js';
+import type { Context } from '../context.js';
+import { resolveConnection } from '../pagination.js';
+import { UserError, inputError, type UserErrorShape } from '../user-error.js';
+import { Channel, channelLoaders, parseScopedId, scopedId } from './channel.js';
+import { Xchan, xchanByHash, type XchanModel } from './xchan.js';
+
+/** An item with the channel it belongs to and, where known, its whole thread. */
+export interface ItemModel {
+  record: ItemRecord;
+  channel: string | null;
+  thread?: readonly ItemRecord[];
+}
+
+export const ChannelItem = builder.objectRef<ItemModel>('ChannelItem');
+
+/** Models for a list of items that hold whole threads, each item knowing its thread. */
+function withThreads(items: readonly ItemRecord[], channel: string | null, ctx: Context): ItemModel[] {
+  const threadOf = new Map<string, ItemRecord[]>();
+  for (const thread of threadsOf(items)) {
+    threadOf.set(thread.top.message_id, thread.items);
+    channelLoaders(ctx, channel).primeThread(thread.items);
+  }
+  return items.map((record) => ({ record, channel, thread: threadOf.get(record.message_top) ?? threadOf.get(record.message_id) }));
+}
+
+async function threadOf(item: ItemModel, ctx: Context): Promise<readonly ItemRecord[]> {
+  if (item.thread) return item.thread;
+  return (await channelLoaders(ctx, item.channel).thread({ mid: item.record.message_top })) ?? [item.record];
+}
+
+function person(summary: ItemRecord['author'], hash: string | null): XchanModel | null {
+  if (summary && (summary.guid || summary.address)) return { summary, ...(hash ? { hash } : {}) };
+  return xchanByHash(hash);
+}
+
+/** The global id's local part: the message id, which identifies an item on every hub. */
+function itemKey(record: ItemRecord): string {
+  return record.message_top === record.message_id ? record.message_id : `${record.message_top} ${record.message_id}`;
+}
+
+export const ChannelItemFlags = builder.objectRef<ItemRecord['flags']>('ChannelItemFlags').implement({
+  description: 'The flags of an item. Null where the encoding the hub used does not carry the flag (stream activities carry fewer than item/full).',
+  fields: (t) => {
+    const flag = (key: keyof ItemRecord['flags'], description: string) =>
+      t.boolean({ nullable: true, description, resolve: (f) => f[key] });
+    return {
+      origin: flag('origin', 'Indicates the item was created on this hub.'),
+      unseen: flag('unseen', 'Indicates the owner has not seen the item yet.'),
+      starred: flag('starred', 'Indicates the owner starred the item.'),
+      uplink: flag('uplink', 'Indicates the item was relayed up to the owner.'),
+      consensus: flag('consensus', 'Indicates a consensus (voting) item.'),
+      wall: flag('wall', 'Indicates the item is on the channel\'s own wall.'),
+      threadTop: flag('thread_top', 'Indicates the top-level item of its thread.'),
+      notShown: flag('notshown', 'Indicates the item is not shown in streams.'),
+      nsfw: flag('nsfw', 'Indicates adult or sensitive content.'),
+      relay: flag('relay', 'Indicates the item is being relayed.'),
+      mentionsMe: flag('mentionsme', 'Indicates the item mentions the channel.'),
+      noComment: flag('nocomment', 'Indicates comments are disabled.'),
+      obscured: flag('obscured', 'Indicates the content is obscured.'),
+      verified: flag('verified', 'Indicates the signature was verified.'),
+      retained: flag('retained', 'Indicates the item is kept from expiry (it has replies).'),
+      rss: flag('rss', 'Indicates the item came from an RSS feed.'),
+      deleted: flag('deleted', 'Indicates the item was deleted.'),
+      hidden: flag('hidden', 'Indicates the item is hidden.'),
+      unpublished: flag('unpublished', 'Indicates a draft that is not published.'),
+      delayed: flag('delayed', 'Indicates a post scheduled for later.'),
+      pendingRemove: flag('pending_remove', 'Indicates the item is about to be removed.'),
+      blocked: flag('blocked', 'Indicates the item is blocked by moderation.'),
+      private: flag('private', 'Indicates the item has a restricted audience.'),
+      direct: flag('direct', 'Indicates a direct message.'),
+    };
+  },
+});
+
+export const ChannelItemAttachment = builder.objectRef<ItemRecord['attach'][number]>('ChannelItemAttachment').implement({
+  description: 'A file attached to an item.',
+  fields: (t) => ({
+    href: t.exposeString('href', { description: 'URL of the attached file on the hub.' }),
+    length: t.int({ nullable: true, description: 'Size of the file in bytes.', resolve: (a) => a.length }),
+    type: t.exposeString('type', { description: 'Media type of the file.' }),
+    title: t.exposeString('title', { description: 'Name of the file.' }),
+    revision: t.int({ nullable: true, description: 'Revision of the file.', resolve: (a) => a.revision }),
+  }),
+});
+
+export const ChannelItemTag = builder.objectRef<ItemRecord['tags'][number]>('ChannelItemTag').implement({
+  description: 'A tag of an item: a hashtag, mention, category, saved folder, …',
+  fields: (t) => ({
+    name: t.string({ description: 'Text of the tag, e.g. `graphql` or a mentioned name.', resolve: (tag) => tag.tag }),
+    url: t.exposeString('url', { description: 'URL the tag links to.' }),
+    type: t.exposeString('type', { description: 'Kind of tag as the hub names it: `hashtag`, `mention`, `category`, `file`, `bookmark`, …' }),
+  }),
+});
+
+builder.node(ChannelItem, {
+  description: 'A post or comment in a Hubzilla channel (an item), as the hub\'s activity object and item record describe it.',
+  id: { resolve: (i) => scopedId(i.channel, itemKey(i.record)) },
+  loadOne: async (id, ctx) => {
+    const { channel, local } = parseScopedId(id);
+    const [top = '', mid = top] = local.split(' ');
+    const thread = await channelLoaders(ctx, channel).thread({ mid: top });
+    const record = thread?.find((i) => i.message_id === mid);
+    return record && thread ? { record, channel, thread } : null;
+  },
+  fields: (t) => {
+    const text = (key: keyof ItemRecord, description: string) =>
+      t.string({ description, resolve: (i) => String(i.record[key] ?? '') });
+    const time = (key: 'created' | 'edited' | 'expires' | 'commented' | 'received' | 'changed' | 'comments_closed', description: string) =>
+      t.field({ type: 'DateTime', nullable: true, description, resolve: (i) => i.record[key] });
+    const list = (key: 'allow_cid' | 'allow_gid' | 'deny_cid' | 'deny_gid', description: string) =>
+      t.stringList({ nullable: true, description: `${description} Null where the hub does not report it (stream items; item/full and item/update do).`, resolve: (i) => i.record[key] });
+    const json = (key: 'object' | 'target', description: string) =>
+      t.string({ nullable: true, description, resolve: (i) => (i.record[key] === null || i.record[key] === undefined ? null : typeof i.record[key] === 'string' ? (i.record[key] as string) : JSON.stringify(i.record[key])) });
+    return {
+      restId: t.int({ nullable: true, description: 'Numeric id of the item on this hub; only item/full and item/update report it, streams do not.', resolve: (i) => i.record.id }),
+      parentRestId: t.int({ nullable: true, description: 'Numeric id of the thread\'s top item; only item/full and item/update report it.', resolve: (i) => i.record.parent }),
+      channelRestId: t.int({ nullable: true, description: 'Numeric id of the channel holding the item (`uid`), where reported.', resolve: (i) => i.record.uid }),
+      accountRestId: t.int({ nullable: true, description: 'Numeric id of the account holding the item (`aid`), where reported.', resolve: (i) => i.record.aid }),
+      uuid: text('uuid', 'UUID of the item.'),
+      messageId: text('message_id', 'Message id of the item (`mid`), a URL unique across hubs.'),
+      threadMessageId: text('message_top', 'Message id of the thread\'s top item (`parent_mid`).'),
+      inReplyToMessageId: text('message_parent', 'Message id of the item this one replies to (`thr_parent`); its own id for a top item.'),
+      createdAt: time('created', 'Time the item was created.'),
+      editedAt: time('edited', 'Time the item was last edited.'),
+      expiresAt: time('expires', 'Time the item expires; null when it never does.'),
+      commentedAt: time('commented', 'Time of the thread\'s latest comment.'),
+      receivedAt: time('received', 'Time this hub received the item, where reported.'),
+      changedAt: time('changed', 'Time the item last changed in any way, where reported.'),
+      commentsClosedAt: time('comments_closed', 'Time comments close; null when they never do.'),
+      mimetype: text('mimetype', 'Media type of the body, `text/bbcode` by default.'),
+      title: text('title', 'Title of the item.'),
+      summary: text('summary', 'Summary (content warning) of the item.'),
+      body: text('body', 'Content of the item, in its mimetype.'),
+      html: text('html', 'Rendered HTML of the body, where the hub stored it.'),
+      app: text('app', 'Application or network name shown with the item (set with the form field `source`).'),
+      lang: text('lang', 'Language of the item, where detected.'),
+      revision: t.int({ nullable: true, description: 'Revision of the item, where reported.', resolve: (i) => i.record.revision }),
+      verb: text('verb', 'Activity verb, e.g. `http://activitystrea.ms/schema/1.0/post`.'),
+      objectType: text('object_type', 'Activity object type, e.g. `…/note` or `…/comment` (`Note` on Hubzilla 10).'),
+      targetType: text('target_type', 'Activity target type.'),
+      object: json('object', 'The activity object as JSON text, where present.'),
+      target: json('target', 'The activity target as JSON text, where present.'),
+      permalink: text('permalink', 'Permanent link of the item (`plink`).'),
+      localLink: text('llink', 'Link to the item on this hub (`llink`), where reported.'),
+      location: text('location', 'Free-form location of the item.'),
+      coordinates: text('longlat', 'Geographic coordinates of the item (`coord`), `lat lon`.'),
+      signature: text('signature', 'Signature of the item by its author.'),
+      route: text('route', 'Route the item travelled between hubs.'),
+      layoutMessageId: text('layout_mid', 'Message id of the layout of a design element.'),
+      postOptions: text('postopts', 'Posting options of the item.'),
+      resourceId: text('resource_id', 'Id of the resource the item stands for, e.g. a photo.'),
+      resourceType: text('resource_type', 'Type of the resource the item stands for, e.g. `photo`.'),
+      publicScope: text('public_scope', 'Public policy of the item (`public_policy`).'),
+      commentScope: text('comment_scope', 'Who may comment (`comment_policy`), e.g. `contacts`.'),
+      allowContacts: list('allow_cid', 'Hashes of the xchans allowed to see the item; empty means unrestricted.'),
+      allowGroups: list('allow_gid', 'Hashes of the privacy groups allowed to see the item.'),
+      denyContacts: list('deny_cid', 'Hashes of the xchans denied the item.'),
+      denyGroups: list('deny_gid', 'Hashes of the privacy groups denied the item.'),
+      restrict: t.int({ nullable: true, description: 'Raw `item_restrict` value, where reported.', resolve: (i) => i.record.item_restrict }),
+      rawFlags: t.int({ nullable: true, description: 'Raw `item_flags` bit field, where reported.', resolve: (i) => i.record.item_flags }),
+      itemType: t.int({ nullable: true, description: 'Item type (`item_type`): 0 for a normal post, others for web pages and design elements.', resolve: (i) => i.record.item_type }),
+      flags: t.field({ type: ChannelItemFlags, description: 'The item\'s flags as booleans.', resolve: (i) => i.record.flags }),
+      author: t.field({
+        type: Xchan,
+        nullable: true,
+        description: 'Who wrote the item.',
+        resolve: (i) => person(i.record.author, i.record.author_xchan),
+      }),
+      owner: t.field({
+        type: Xchan,
+        nullable: true,
+        description: 'Whose wall or thread the item belongs to.',
+        resolve: (i) => person(i.record.owner, i.record.owner_xchan),
+      }),
+      source: t.field({
+        type: Xchan,
+        nullable: true,
+        description: 'Where a shared or relayed item came from (`source_xchan`), where reported.',
+        resolve: (i) => xchanByHash(i.record.source_xchan),
+      }),
+      attachments: t.field({ type: [ChannelItemAttachment], description: 'Files attached to the item.', resolve: (i) => i.record.attach }),
+      tags: t.field({ type: [ChannelItemTag], description: 'Hashtags, mentions, categories and other tags of the item.', resolve: (i) => i.record.tags }),
+      categories: t.stringList({
+        description: 'Categories of the item (tags of type `category`).',
+        resolve: (i) => i.record.tags.filter((tag) => tag.type === 'category').map((tag) => tag.tag),
+      }),
+      isComment: t.boolean({ description: 'Indicates a comment rather than a thread\'s top item.', resolve: (i) => i.record.message_id !== i.record.message_top }),
+      parent: t.field({
+        type: ChannelItem,
+        nullable: true,
+        description: 'The item this one replies to; null for a thread\'s top item.',
+        resolve: async (i, _args, ctx) => {
+          if (i.record.message_id === i.record.message_top) return null;
+          const thread = await threadOf(i, ctx);
+          const parent = thread.find((p) => p.message_id === i.record.message_parent) ?? thread.find((p) => p.message_id === i.record.message_top);
+          return parent ? { record: parent, channel: i.channel, thread } : null;
+        },
+      }),
+      threadTop: t.field({
+        type: ChannelItem,
+        nullable: true,
+        description: 'The top item of the thread (the item itself for a top item).',
+        resolve: async (i, _args, ctx) => {
+          if (i.record.message_id === i.record.message_top) return i;
+          const thread = await threadOf(i, ctx);
+          const top = thread.find((p) => p.message_id === i.record.message_top);
+          return top ? { record: top, channel: i.channel, thread } : null;
+        },
+      }),
+      comments: t.field({
+        type: [ChannelItem],
+        description:
+          'For a thread\'s top item, every comment of the thread in conversation order; for a comment, its direct replies. Read with the thread, so no extra call when the item came from a stream.',
+        resolve: async (i, _args, ctx) => {
+          const thread = await threadOf(i, ctx);
+          const top = i.record.message_id === i.record.message_top;
+          return thread
+            .filter((c) => c.message_id !== i.record.message_id && (top ? c.message_top === i.record.message_id : c.message_parent === i.record.message_id))
+            .map((record) => ({ record, channel: i.channel, thread }));
+        },
+      }),
+    };
+  },
+});
+
+export const ChannelItemConnection = builder.connectionObject(
+  { type: ChannelItem, name: 'ChannelItemConnection', description: 'A page of channel items.' },
+  { name: 'ChannelItemEdge', description: 'A channel item with its cursor.' },
+);
+
+const NetworkStreamOrder = builder.enumType('NetworkStreamOrder', {
+  description: 'Order of the network stream\'s threads, newest first.',
+  values: {
+    COMMENTED: { value: 'commented', description: 'By the time of the latest comment (the hub\'s default).' },
+    CREATED: { value: 'post', description: 'By the time the thread\'s top item was created.' },
+  } as const,
+});
+
+function hubDate(value: Date | null | undefined): string | undefined {
+  return value ? value.toISOString().slice(0, 19).replace('T', ' ') : undefined;
+}
+
+builder.objectFields(Channel, (t) => ({
+  stream: t.connection(
+    {
+      type: ChannelItem,
+      description:
+        'The channel\'s wall items (`channel/stream`) created or changed since a time, whole threads in conversation order, oldest thread first: top items and comments alike. The hub does not paginate this list, so it is read once and paged here; at most about 200 threads come back.',
+      args: { since: t.arg({ type: 'DateTime', description: 'Items created or changed after this time; the hub\'s default is 14 days ago.' }) },
+      resolve: async (c, args, ctx) => {
+        const items = await channelLoaders(ctx, c.nickname).stream(hubDate(args.since) ?? null);
+        const models = withThreads(items, c.nickname, ctx);
+        return resolveConnection(args, ctx.defaultPageSize, async (page, perPage) => ({
+          items: models.slice((page - 1) * perPage, page * perPage),
+          total: models.length,
+          hasNext: page * perPage < models.length,
+        }));
+      },
+    },
+    ChannelItemConnection,
+  ),
+  networkStream: t.connection(
+    {
+      type: ChannelItem,
+      description:
+        'The channel\'s network stream (`network/stream`), one node per thread: its top item, with the thread\'s comments in `comments` (read in the same call). The hub pages threads, not items.',
+      args: {
+        search: t.arg.string({ description: 'Only threads whose body contains this text, or `#tag` for a hashtag.' }),
+        category: t.arg.string({ description: 'Only threads in this category.' }),
+        starred: t.arg.boolean({ description: 'Only starred threads.' }),
+        wall: t.arg.boolean({ description: 'Only threads on the channel\'s own wall.' }),
+        order: t.arg({ type: NetworkStreamOrder, description: 'Order of the threads; by latest comment when left out.' }),
+        sinceRestId: t.arg.int({ description: 'Only items with a numeric id above this one; older threads\' comments are dropped too.' }),
+        createdAfter: t.arg({ type: 'DateTime', description: 'Only threads created at or after this time.' }),
+        createdBefore: t.arg({ type: 'DateTime', description: 'Only threads created at or before this time.' }),
+        minCloseness: t.arg.int({ description: 'Only threads from connections at least this close (0 to 99).' }),
+        maxCloseness: t.arg.int({ description: 'Only threads from connections at most this close (0 to 99).' }),
+      },
+      resolve: (c, args, ctx) => {
+        // No `gid` or `cid`: on 8.8.7 gid always crashes the hub and an unknown cid does too.
+        const filters: NetworkStreamFilters = {
+          search: args.search ?? undefined,
+          cat: args.category ?? undefined,
+          star: args.starred ?? undefined,
+          wall: args.wall ?? undefined,
+          order: args.order ?? undefined,
+          since_id: args.sinceRestId ?? undefined,
+          dbegin: hubDate(args.createdAfter),
+          dend: hubDate(args.createdBefore),
+          cmin: args.minCloseness ?? undefined,
+          cmax: args.maxCloseness ?? undefined,
+        };
+        const loaders = channelLoaders(ctx, c.nickname);
+        return resolveConnection(args, ctx.defaultPageSize, async (page, perPage) => {
+          const threads = await loaders.client.listNetworkStream(filters, { offset: (page - 1) * perPage, limit: perPage });
+          for (const thread of threads.items) loaders.primeThread(thread.items);
+          return { ...threads, items: threads.items.map((thread) => ({ record: thread.top, channel: c.nickname, thread: thread.items })) };
+        });
+      },
+    },
+    ChannelItemConnection,
+  ),
+  item: t.field({
+    type: ChannelItem,
+    nullable: true,
+    description:
+      'The top item of a thread, by numeric id or message id, read with its whole thread (`item/full`); null when there is none. The hub finds threads by their top item only: a comment\'s id gives null.',
+    args: {
+      restId: t.arg.int({ description: 'Numeric id of the thread\'s top item.' }),
+      messageId: t.arg.string({ description: 'Message id of the thread\'s top item.' }),
+    },
+    resolve: async (c, args, ctx) => {
+      const byId = args.restId !== null && args.restId !== undefined;
+      const byMid = typeof args.messageId === 'string';
+      if (byId === byMid) throw new InputError('Give exactly one of restId or messageId.', byId ? ['restId', 'messageId'] : ['restId']);
+      const loaders = channelLoaders(ctx, c.nickname);
+      const thread = byId ? await loaders.thread({ item_id: args.restId as number }) : await loaders.thread({ mid: args.messageId as string });
+      const top = thread?.find((i) => (byId ? i.id === args.restId : i.message_id === args.messageId));
+      return top && thread ? { record: top, channel: c.nickname, thread } : null;
+    },
+  }),
+}));
+
+// --- channelItemPost -------------------------------------------------------------
+
+interface PostPayloadShape {
+  item: ItemModel | null;
+  errors: UserErrorShape[];
+}
+
+const ChannelItemPostPayload = builder.objectRef<PostPayloadShape>('ChannelItemPostPayload').implement({
+  description: 'Result of channelItemPost.',
+  fields: (t) => ({
+    item: t.field({ type: ChannelItem, nullable: true, description: 'The created or edited item; null when refused.', resolve: (p) => p.item }),
+    errors: t.field({ type: [UserError], description: 'Why the post was refused; empty on success.', resolve: (p) => p.errors }),
+  }),
+});
+
+const ChannelItemPostInput = builder.inputType('ChannelItemPostInput', {
+  description: 'A new post, a comment (with parentRestId or parentMessageId), or an edit (with restId).',
+  fields: (t) => ({
+    channel: t.string({ description: 'Nickname of a channel of the caller\'s account to post in; the login\'s channel when left out.' }),
+    restId: t.int({ description: 'Numeric id of an existing item to edit.' }),
+    parentRestId: t.int({ description: 'Numeric id of the item to comment on.' }),
+    parentMessageId: t.string({ description: 'Message id of the item to comment on.' }),
+    body: t.string({ required: true, description: 'Content, in `mimetype` (BBCode by default).' }),
+    title: t.string({ description: 'Title of the item.' }),
+    summary: t.string({ description: 'Summary (content warning) of the item.' }),
+    mimetype: t.string({ description: 'Media type of the body when not `text/bbcode`, e.g. `text/markdown`.' }),
+    allowContacts: t.stringList({ description: 'Hashes of the xchans allowed to see the item (makes it private).' }),
+    denyContacts: t.stringList({ description: 'Hashes of the xchans denied the item.' }),
+    allowGroups: t.stringList({ description: 'Hashes of the privacy groups allowed to see the item (makes it private).' }),
+    denyGroups: t.stringList({ description: 'Hashes of the privacy groups denied the item.' }),
+    categories: t.stringList({ description: 'Categories of the item.' }),
+    location: t.string({ description: 'Free-form location.' }),
+    coordinates: t.string({ description: 'Geographic coordinates, `lat lon`.' }),
+    expiresAt: t.field({ type: 'DateTime', description: 'Time the item expires (only where the hub enables expiry).' }),
+    app: t.string({ description: 'Application name shown with the item (sent as `source`; the hub ignores `app`).' }),
+    permalink: t.string({ description: 'Permalink when not the hub\'s own (sent as `permalink`; the hub ignores `plink`).' }),
+    commentsDisabled: t.boolean({ description: 'Disables comments on the item.' }),
+    consensus: t.boolean({ description: 'Makes the item a consensus (voting) item.' }),
+    media: t.field({ type: 'File', description: 'A file to attach, sent with the GraphQL multipart request spec: an image is embedded in the body, another file attached.' }),
+  }),
+});
+
+/** xchan hashes (base64url) and group hashes (UUIDs) go into ACL strings: nothing else is sent. */
+const ACL_VALUE = /^[A-Za-z0-9_=.-]{1,255}$/;
+
+function checkInput(input: typeof ChannelItemPostInput.$inferInput): UserErrorShape[] {
+  const errors: UserErrorShape[] = [];
+  if (input.body.trim() === '' && !input.media) errors.push(inputError('body', 'body must not be empty.', 'MISSING'));
+  const parents = [input.parentRestId, input.parentMessageId].filter((v) => v !== null && v !== undefined).length;
+  if (parents > 1) errors.push(inputError('parentRestId', 'Give at most one of parentRestId or parentMessageId.'));
+  if (parents > 0 && input.restId !== null && input.restId !== undefined) errors.push(inputError('restId', 'An edit (restId) cannot also name a parent.'));
+  for (const field of ['allowContacts', 'denyContacts', 'allowGroups', 'denyGroups'] as const) {
+    const bad = (input[field] ?? []).find((v) => !ACL_VALUE.test(v));
+    if (bad !== undefined) errors.push(inputError(field, `"${bad.slice(0, 80)}" is not an xchan or group hash.`));
+  }
+  const badCategory = (input.categories ?? []).find((c) => c.includes(',') || c.trim() === '');
+  if (badCategory !== undefined) errors.push(inputError('categories', 'A category must not be empty or contain a comma.'));
+  return errors;
+}
+
+function postParams(input: typeof ChannelItemPostInput.$inferInput): ItemUpdateParams {
+  const list = (values: readonly string[] | null | undefined) => (values && values.length > 0 ? values : undefined);
+  return {
+    body: input.body,
+    title: input.title ?? undefined,
+    summary: input.summary ?? undefined,
+    mimetype: input.mimetype ?? undefined,
+    post_id: input.restId ?? undefined,
+    parent: input.parentRestId ?? undefined,
+    parent_mid: input.parentMessageId ?? undefined,
+    contact_allow: list(input.allowContacts),
+    contact_deny: list(input.denyContacts),
+    group_allow: list(input.allowGroups),
+    group_deny: list(input.denyGroups),
+    category: input.categories?.length ? input.categories.join(',') : undefined,
+    location: input.location ?? undefined,
+    coord: input.coordinates ?? undefined,
+    expire: hubDate(input.expiresAt),
+    source: input.app ?? undefined,
+    permalink: input.permalink ?? undefined,
+    nocomment: input.commentsDisabled ?? undefined,
+    consensus: input.consensus ?? undefined,
+  };
+}
+
+/** item/update's refusal messages (Zotlabs/Module/Item.php) as user errors. */
+function refusal(message: string, input: typeof ChannelItemPostInput.$inferInput): UserErrorShape {
+  const text = `Hubzilla refused the item: ${message}.`;
+  if (/no content/i.test(message)) return inputError('body', text, 'MISSING');
+  if (/invalid post id/i.test(message)) return inputError(input.parentMessageId ? 'parentMessageId' : input.parentRestId ? 'parentRestId' : 'restId', text);
+  if (/permission denied/i.test(message)) return { message: text, field: [], code: 'FORBIDDEN' };
+  return { message: text, field: [], code: 'INVALID' };
+}
+
+builder.mutationFields((t) => ({
+  channelItemPost: t.field({
+    type: ChannelItemPostPayload,
+    nullable: true,
+    description: 'Creates a post, comments on an item, or edits an item of a Hubzilla channel (`item/update`).',
+    args: { input: t.arg({ type: ChannelItemPostInput, required: true, description: 'The item.' }) },
+    resolve: async (_root, { input }, ctx) => {
+      const errors = checkInput(input);
+      if (errors.length > 0) return { item: null, errors };
+      const channel = input.channel ?? null;
+      const loaders = channelLoaders(ctx, channel);
+      const media = input.media ? { file: input.media, filename: input.media.name || 'upload' } : undefined;
+      try {
+        const result = await loaders.client.updateItem(postParams(input), media);
+        if (result.item) return { item: { record: result.item, channel }, errors: [] };
+        // Hubzilla 10 may answer with the web UI's {success, id}: read the item back.
+        const thread = result.item_id === null ? null : await loaders.thread({ item_id: result.item_id });
+        const record = thread?.find((i) => i.id === result.item_id) ?? null;
+        return { item: record ? { record, channel, thread: thread ?? undefined } : null, errors: [] };
+      } catch (error) {
+        if (error instanceof ItemUpdateRefused) return { item: null, errors: [refusal(error.message, input)] };
+        throw error;
+      }
+    },
+  }),
+}));
