@@ -11,6 +11,8 @@ export interface Config {
   readonly host: string;
   /** Base URL of the GitLab upstream (GITLAB_URL, --gitlab-url); null starts the sandbox. */
   readonly gitlabUrl: URL | null;
+  /** Base URL of the Hubzilla upstream, without /api/z/1.0 (HUBZILLA_URL, --hubzilla-url); null starts the sandbox. */
+  readonly hubzillaUrl: URL | null;
   /** Per-call upstream timeout for headers and body, in ms (UPSTREAM_TIMEOUT_MS). Default 10,000. */
   readonly upstreamTimeoutMs: number;
   /** Keep-alive connections per upstream pool (UPSTREAM_CONNECTIONS). Default 64. */
@@ -25,6 +27,22 @@ export interface Config {
   readonly sandboxLatencyMs: number;
   /** Port of the sandbox GitLab (SANDBOX_GITLAB_PORT); 0 picks a free one. */
   readonly sandboxGitlabPort: number;
+  /** Port of the sandbox Hubzilla (SANDBOX_HUBZILLA_PORT); 0 picks a free one. */
+  readonly sandboxHubzillaPort: number;
+  /** Refuse WebSocket connections (at connection_init) and subscriptions that carry no valid GitLab credential (REQUIRE_CREDENTIALS). Default false. */
+  readonly requireCredentials: boolean;
+  /** Secret GitLab sends in X-Gitlab-Token to /webhooks/gitlab (GITLAB_WEBHOOK_SECRET); null: a random one per process, fine for one instance. */
+  readonly gitlabWebhookSecret: string | null;
+  /** Largest webhook body accepted, in bytes (WEBHOOK_MAX_BYTES); larger is 413. Default 5 MiB. */
+  readonly webhookMaxBytes: number;
+  /** First interval of a shared job poller, in ms (POLL_INTERVAL_MS); reset on every change. Default 5,000. */
+  readonly pollIntervalMs: number;
+  /** Longest interval a poller backs off to when nothing changes or the upstream fails (POLL_MAX_INTERVAL_MS). Default 60,000. */
+  readonly pollMaxIntervalMs: number;
+  /** Redis for pub/sub and webhook dedup across instances (REDIS_URL, redis:// or rediss://); null keeps both in memory. */
+  readonly redisUrl: string | null;
+  /** Public base URL of the gateway, used when registering its webhook on a project (PUBLIC_URL); null: the listening address. */
+  readonly publicUrl: URL | null;
 }
 
 export class ConfigError extends Error {
@@ -47,6 +65,34 @@ function integer(min: number, max: number) {
     if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
     return value;
   };
+}
+
+function flag(raw: string, name: string): boolean {
+  const value = raw.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(value)) return true;
+  if (['0', 'false', 'no', 'off', ''].includes(value)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function secret(raw: string, name: string): string | null {
+  if (raw === '') return null;
+  // GitLab strips line breaks from the token before sending it; a secret with them could never match.
+  if (raw.length < 16 || raw.length > 512 || /[\u0000-\u001f\u007f]/.test(raw)) {
+    throw new ConfigError(`${name} must be 16 to 512 printable characters`);
+  }
+  return raw;
+}
+
+function redisUrl(raw: string, name: string): string | null {
+  if (raw.trim() === '') return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} is not a URL`);
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new ConfigError(`${name} must be a redis:// or rediss:// URL`);
+  return raw.trim();
 }
 
 function httpUrl(raw: string, name: string): URL | null {
@@ -76,6 +122,15 @@ const OPTIONS = [
   { key: 'defaultPageSize', env: 'DEFAULT_PAGE_SIZE', flag: '--default-page-size', help: 'page size when neither first nor last is given (default 20)', parse: integer(1, 100) },
   { key: 'sandboxLatencyMs', env: 'SANDBOX_LATENCY_MS', flag: '--sandbox-latency-ms', help: 'latency the sandbox adds per call, in ms (default 0)', parse: integer(0, 60_000) },
   { key: 'sandboxGitlabPort', env: 'SANDBOX_GITLAB_PORT', flag: '--sandbox-gitlab-port', help: 'port of the sandbox GitLab (default: a free port)', parse: integer(0, 65535) },
+  { key: 'hubzillaUrl', env: 'HUBZILLA_URL', flag: '--hubzilla-url', help: 'Hubzilla base URL, e.g. https://hub.example.com (default: built-in sandbox)', parse: httpUrl },
+  { key: 'sandboxHubzillaPort', env: 'SANDBOX_HUBZILLA_PORT', flag: '--sandbox-hubzilla-port', help: 'port of the sandbox Hubzilla (default: a free port)', parse: integer(0, 65535) },
+  { key: 'requireCredentials', env: 'REQUIRE_CREDENTIALS', flag: '--require-credentials', help: 'refuse subscriptions without a valid GitLab credential (default false)', parse: flag },
+  { key: 'gitlabWebhookSecret', env: 'GITLAB_WEBHOOK_SECRET', flag: '--gitlab-webhook-secret', help: 'X-Gitlab-Token expected at /webhooks/gitlab (default: random per process)', parse: secret },
+  { key: 'webhookMaxBytes', env: 'WEBHOOK_MAX_BYTES', flag: '--webhook-max-bytes', help: 'largest webhook body in bytes (default 5242880)', parse: integer(1024, 25 * 1024 * 1024) },
+  { key: 'pollIntervalMs', env: 'POLL_INTERVAL_MS', flag: '--poll-interval-ms', help: 'first interval of a shared job poller in ms (default 5000)', parse: integer(10, 3_600_000) },
+  { key: 'pollMaxIntervalMs', env: 'POLL_MAX_INTERVAL_MS', flag: '--poll-max-interval-ms', help: 'longest poller back-off interval in ms (default 60000)', parse: integer(10, 3_600_000) },
+  { key: 'redisUrl', env: 'REDIS_URL', flag: '--redis-url', help: 'Redis for pub/sub across instances (default: in memory)', parse: redisUrl },
+  { key: 'publicUrl', env: 'PUBLIC_URL', flag: '--public-url', help: 'public base URL of the gateway, for webhook registration (default: listen address)', parse: httpUrl },
 ] satisfies Option<keyof Config>[];
 
 const DEFAULTS: Config = {
@@ -89,6 +144,15 @@ const DEFAULTS: Config = {
   defaultPageSize: 20,
   sandboxLatencyMs: 0,
   sandboxGitlabPort: 0,
+  hubzillaUrl: null,
+  sandboxHubzillaPort: 0,
+  requireCredentials: false,
+  gitlabWebhookSecret: null,
+  webhookMaxBytes: 5 * 1024 * 1024,
+  pollIntervalMs: 5_000,
+  pollMaxIntervalMs: 60_000,
+  redisUrl: null,
+  publicUrl: null,
 };
 
 /** Lines for `--help`: every option with its flag and env variable. */
@@ -122,6 +186,9 @@ export function loadConfig(
   for (const option of OPTIONS) {
     const given = raw.get(option.key);
     if (given) config[option.key] = option.parse(given.value, given.name);
+  }
+  if ((config.pollMaxIntervalMs as number) < (config.pollIntervalMs as number)) {
+    throw new ConfigError('POLL_MAX_INTERVAL_MS must not be below POLL_INTERVAL_MS');
   }
   return Object.freeze(config as unknown as Config);
 }

@@ -6,13 +6,14 @@
 import { printSchema } from 'graphql';
 import { configHelp, ConfigError, loadConfig, type Config } from './config.js';
 import { DEMO_USERS, startGitlabSandbox, type GitlabSandbox } from './sandbox/gitlab/server.js';
+import { startHubzillaSandbox, type HubzillaSandbox } from './sandbox/hubzilla/server.js';
 import { buildApp } from './server/app.js';
 import { buildSchema } from './schema/index.js';
 
 const USAGE = `Usage: duograph [serve|sandbox|print-schema] [options]
 
-  serve          start the gateway (default); without GITLAB_URL it starts the sandbox GitLab too
-  sandbox        start only the sandbox GitLab and print its URL and demo tokens
+  serve          start the gateway (default); without GITLAB_URL / HUBZILLA_URL it starts the sandbox GitLab / Hubzilla too
+  sandbox        start only the sandboxes (GitLab, Hubzilla) and print their URLs and demo credentials
   print-schema   print the GraphQL schema (SDL)
 
 Options (each also read from its environment variable; flags win):
@@ -23,6 +24,21 @@ function demoCredentials(): string {
   return DEMO_USERS.map((u) => `  ${u.username.padEnd(8)} Private-Token: ${u.token}${u.admin ? '  (admin)' : ''}`).join('\n');
 }
 
+/** The sandbox Hubzilla's demo login (seed.ts): channel `demo` of account demo@example.com. */
+const HUBZILLA_DEMO = { login: 'demo', email: 'demo@example.com', password: 'demo-pass' } as const;
+const HUBZILLA_DEMO_HEADER = `Basic ${Buffer.from(`${HUBZILLA_DEMO.login}:${HUBZILLA_DEMO.password}`).toString('base64')}`;
+
+function hubzillaDemoCredentials(): string {
+  return [
+    `  X-Hubzilla-Authorization: ${HUBZILLA_DEMO_HEADER}  (${HUBZILLA_DEMO.login} / ${HUBZILLA_DEMO.password}; or ${HUBZILLA_DEMO.email})`,
+    '  channels: demo, demo-projects (same account; pick with channel(nickname:)); alice / alice-pass (second account)',
+  ].join('\n');
+}
+
+async function startHubzilla(config: Config): Promise<HubzillaSandbox> {
+  return startHubzillaSandbox({ port: config.sandboxHubzillaPort, latencyMs: config.sandboxLatencyMs });
+}
+
 async function startSandbox(config: Config): Promise<GitlabSandbox> {
   return startGitlabSandbox({ port: config.sandboxGitlabPort, latencyMs: config.sandboxLatencyMs });
 }
@@ -30,18 +46,28 @@ async function startSandbox(config: Config): Promise<GitlabSandbox> {
 async function serve(config: Config): Promise<() => Promise<void>> {
   const sandbox = config.gitlabUrl ? null : await startSandbox(config);
   const gitlabUrl = config.gitlabUrl ?? new URL(sandbox?.url ?? '');
+  const hubzillaSandbox = config.hubzillaUrl ? null : await startHubzilla(config);
+  const hubzillaUrl = config.hubzillaUrl ?? new URL(hubzillaSandbox?.url ?? '');
   const app = buildApp({
     config,
     gitlabUrl,
-    graphiqlHeaders: sandbox ? { 'Private-Token': 'demo-token' } : {},
+    hubzillaUrl,
+    graphiqlHeaders: {
+      ...(sandbox ? { 'Private-Token': 'demo-token' } : {}),
+      ...(hubzillaSandbox ? { 'X-Hubzilla-Authorization': HUBZILLA_DEMO_HEADER } : {}),
+    },
   });
   const url = await app.listen(config.port, config.host);
   console.log(`duograph listening: GraphiQL at ${url.href}`);
   console.log(`GitLab upstream: ${gitlabUrl.origin}${sandbox ? ' (built-in sandbox)' : ''}`);
+  console.log(`Webhook receiver: ${app.webhookUrl()} (register it with the jobStatusWebhookRegister mutation; pub/sub: ${config.redisUrl ? 'Redis' : 'in memory'})`);
   if (sandbox) console.log(`Demo credentials (send as a header):\n${demoCredentials()}`);
+  console.log(`Hubzilla upstream: ${hubzillaUrl.origin}${hubzillaSandbox ? ' (built-in sandbox)' : ''}`);
+  if (hubzillaSandbox) console.log(`Hubzilla demo credentials (send as a header):\n${hubzillaDemoCredentials()}`);
   return async () => {
     await app.close();
     await sandbox?.close();
+    await hubzillaSandbox?.close();
   };
 }
 
@@ -72,7 +98,12 @@ async function main(argv: readonly string[]): Promise<void> {
     case 'sandbox': {
       const sandbox = await startSandbox(config);
       console.log(`sandbox GitLab at ${sandbox.url}/api/v4\nDemo credentials:\n${demoCredentials()}`);
-      stop = () => sandbox.close();
+      const hubzillaSandbox = await startHubzilla(config);
+      console.log(`sandbox Hubzilla at ${hubzillaSandbox.url}/api/z/1.0\nDemo credentials:\n${hubzillaDemoCredentials()}`);
+      stop = async () => {
+        await sandbox.close();
+        await hubzillaSandbox.close();
+      };
       break;
     }
     case 'serve':

@@ -14,6 +14,7 @@ export const builder = new SchemaBuilder<{
   Scalars: {
     DateTime: { Input: Date; Output: string | Date };
     File: { Input: File; Output: never };
+    JSON: { Input: unknown; Output: unknown };
     ID: { Input: string; Output: string | number };
   };
   Connection: { totalCount: number | null };

@@ -7,6 +7,13 @@ import './gitlab/project-mutations.js';
 import './gitlab/job.js';
 import './gitlab/hook.js';
 import './gitlab/push-rule.js';
+import './gitlab/job-subscriptions.js';
+import './hubzilla/xchan.js';
+import './hubzilla/channel.js';
+import './hubzilla/item.js';
+import './hubzilla/file.js';
+import './hubzilla/album.js';
+import './hubzilla/group.js';
 
 export function buildSchema(): GraphQLSchema {
   return builder.toSchema({ sortSchema: true });

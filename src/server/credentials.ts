@@ -5,6 +5,7 @@
  * headers, so no token ever lands in an upstream URL or access log.
  */
 import { InputError } from '../errors.js';
+import type { HubzillaAuth } from '../upstreams/hubzilla/client.js';
 
 /** Where each credential may come from: header name, query name, and the upstream header it becomes. */
 const SOURCES = [
@@ -35,4 +36,46 @@ export function gitlabCredentials(headers: Headers, url: URL): Record<string, st
     forwarded[source.upstream] = value;
   }
   return forwarded;
+}
+
+/** The header that carries Hubzilla credentials: plain `Authorization` belongs to GitLab. */
+export const HUBZILLA_CREDENTIAL_HEADER = 'x-hubzilla-authorization';
+
+/**
+ * The Authorization value to forward to Hubzilla, from `X-Hubzilla-Authorization`
+ * (HTTP) or the same key in graphql-ws `connectionParams`: `Basic <base64
+ * login:password>` (login = channel nickname or account email) or `Bearer
+ * <OAuth2 token>`. Null when none was sent. A malformed value, and a Basic
+ * password containing `:`, give an InputError instead of a credential: the
+ * hub splits Basic credentials with explode(':') and would cut such a
+ * password, answering with a bare 401. The error is raised when a Hubzilla
+ * field runs, so GitLab fields of the same request are unaffected.
+ */
+export function hubzillaCredentials(value: unknown): HubzillaAuth {
+  if (value === undefined || value === null) return null;
+  const text = typeof value === 'string' ? value.trim() : '';
+  if (text === '') return typeof value === 'string' ? null : { error: new InputError('The X-Hubzilla-Authorization credential must be a string.', [HUBZILLA_CREDENTIAL_HEADER]) };
+  if (text.length > MAX_CREDENTIAL_LENGTH || /[\u0000-\u001f\u007f]/.test(text)) {
+    return { error: new InputError('The X-Hubzilla-Authorization credential is malformed.', [HUBZILLA_CREDENTIAL_HEADER]) };
+  }
+  const bearer = /^Bearer\s+([A-Za-z0-9._~+/=-]+)$/i.exec(text);
+  if (bearer) return { authorization: `Bearer ${bearer[1]}` };
+  const basic = /^Basic\s+([A-Za-z0-9+/]+={0,2})$/i.exec(text);
+  if (!basic) {
+    return { error: new InputError('X-Hubzilla-Authorization must be "Basic <base64 login:password>" or "Bearer <token>".', [HUBZILLA_CREDENTIAL_HEADER]) };
+  }
+  const decoded = Buffer.from(basic[1] ?? '', 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon <= 0) {
+    return { error: new InputError('X-Hubzilla-Authorization Basic credentials must encode "login:password".', [HUBZILLA_CREDENTIAL_HEADER]) };
+  }
+  if (decoded.includes(':', colon + 1)) {
+    return {
+      error: new InputError(
+        'Hubzilla cannot log in with a password that contains ":" (it cuts Basic passwords at the colon). Change the password or use an OAuth2 Bearer token.',
+        [HUBZILLA_CREDENTIAL_HEADER],
+      ),
+    };
+  }
+  return { authorization: `Basic ${basic[1]}` };
 }

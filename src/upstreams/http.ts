@@ -4,7 +4,9 @@
  * path segments always encoded, the caller's credentials forwarded as headers,
  * upstream failures mapped to the closed error code set, and a call counter.
  */
-import { FormData, Pool, errors as undiciErrors } from 'undici';
+import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { Pool, errors as undiciErrors } from 'undici';
 import type { Dispatcher } from 'undici';
 import { UpstreamError, type ErrorCode, type UpstreamInfo } from '../errors.js';
 
@@ -32,22 +34,53 @@ export interface UpstreamRequest {
   query?: Readonly<Record<string, QueryValue>>;
   /** Credential headers to forward, already in their upstream form. */
   headers?: Readonly<Record<string, string>>;
-  /** A JSON body; or a FormData body, sent as multipart and streamed. */
+  /** A JSON body; a FormData body, sent as multipart and streamed; or URLSearchParams, sent form-encoded. */
   body?: unknown;
   signal?: AbortSignal;
 }
 
-/** One part of a multipart body: a text field, or a file streamed from its Blob. */
-export type FormPart = { name: string; value: string } | { name: string; file: Blob; filename: string };
+/** What a multipart file part needs: web Blobs and the File objects Yoga's multipart parser makes both fit. */
+export interface BlobLike {
+  readonly type: string;
+  stream(): AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>;
+}
 
-/** A multipart body for UpstreamRequest.body; files are streamed, not copied. */
-export function multipartBody(parts: readonly FormPart[]): FormData {
-  const form = new FormData();
-  for (const part of parts) {
-    if ('file' in part) form.append(part.name, part.file, part.filename);
-    else form.append(part.name, part.value);
+/** One part of a multipart body: a text field, or a file streamed from its Blob. */
+export type FormPart = { name: string; value: string } | { name: string; file: BlobLike; filename: string };
+
+/** A multipart/form-data body, written part by part as it is sent: files are streamed, never copied whole. */
+export class MultipartBody {
+  readonly boundary = `----duograph${randomBytes(12).toString('hex')}`;
+  constructor(readonly parts: readonly FormPart[]) {}
+
+  get contentType(): string {
+    return `multipart/form-data; boundary=${this.boundary}`;
   }
-  return form;
+
+  toStream(): Readable {
+    const { boundary, parts } = this;
+    // Quotes and line breaks in names are percent-encoded, as browsers do.
+    const quote = (text: string) => text.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+    async function* generate(): AsyncGenerator<Uint8Array> {
+      for (const part of parts) {
+        if ('file' in part) {
+          const type = part.file.type || 'application/octet-stream';
+          yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${quote(part.name)}"; filename="${quote(part.filename)}"\r\nContent-Type: ${type.replace(/[\r\n]/g, '')}\r\n\r\n`);
+          yield* part.file.stream() as AsyncIterable<Uint8Array>;
+          yield Buffer.from('\r\n');
+        } else {
+          yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${quote(part.name)}"\r\n\r\n${part.value}\r\n`);
+        }
+      }
+      yield Buffer.from(`--${boundary}--\r\n`);
+    }
+    return Readable.from(generate());
+  }
+}
+
+/** A multipart body for UpstreamRequest.body. */
+export function multipartBody(parts: readonly FormPart[]): MultipartBody {
+  return new MultipartBody(parts);
 }
 
 export interface StreamResponse {
@@ -55,6 +88,15 @@ export interface StreamResponse {
   headers: Readonly<Record<string, string | undefined>>;
   /** The upstream body; the caller must consume or destroy it. */
   body: Dispatcher.ResponseData['body'];
+}
+
+/** A whole response body read as text, whatever the status (see HttpClient.text). */
+export interface TextResponse {
+  status: number;
+  headers: Readonly<Record<string, string | undefined>>;
+  text: string;
+  /** Where the call went, with its status: for errors the caller builds from the body. */
+  info: UpstreamInfo;
 }
 
 export interface UpstreamResponse<T> {
@@ -141,6 +183,8 @@ export class HttpClient {
   private readonly pool: Pool;
   private readonly basePath: string;
   private readonly timeoutMs: number;
+  // The cap applies to JSON bodies only: binary downloads stream through, whatever their size.
+  private readonly maxResponseBytes: number;
 
   constructor(options: HttpClientOptions) {
     this.name = options.name;
@@ -155,8 +199,8 @@ export class HttpClient {
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
       connectTimeout: Math.min(options.timeoutMs, 10_000),
-      maxResponseSize: options.maxResponseBytes,
     });
+    this.maxResponseBytes = options.maxResponseBytes;
   }
 
   /** Sends one call and parses a JSON body; any status >= 300 throws an UpstreamError. */
@@ -171,8 +215,9 @@ export class HttpClient {
     info.status = response.statusCode;
     let text: string;
     try {
-      text = await response.body.text();
+      text = await readCapped(response.body, this.maxResponseBytes);
     } catch (error) {
+      if (error instanceof UpstreamError) throw new UpstreamError(`${this.label()} sent a body larger than ${this.maxResponseBytes} bytes.`, 'UPSTREAM_ERROR', info);
       const code = codeForTransportError(error);
       throw new UpstreamError(`${this.label()} ${TRANSPORT_MESSAGES[code]}.`, code, info);
     }
@@ -203,6 +248,29 @@ export class HttpClient {
   }
 
   /**
+   * Sends one call and reads the whole body as text, whatever the status, for
+   * upstreams that report failures in 200 bodies (Hubzilla: empty, `false`,
+   * `{"success":false}`). Only transport failures and oversize bodies throw.
+   */
+  async text(request: UpstreamRequest & { accept?: string }): Promise<TextResponse> {
+    const path = `${this.basePath}/${encodePath(request.path)}`;
+    const info: UpstreamInfo = { name: this.name, status: null, method: request.method, path };
+    const signal = request.signal
+      ? AbortSignal.any([request.signal, AbortSignal.timeout(this.timeoutMs)])
+      : AbortSignal.timeout(this.timeoutMs);
+    const headers: Record<string, string> = { accept: request.accept ?? 'application/json', ...request.headers };
+    const response = await this.send(request, path, headers, signal, info);
+    info.status = response.statusCode;
+    try {
+      const text = await response.body.text();
+      return { status: response.statusCode, headers: flattenHeaders(response.headers), text, info };
+    } catch (error) {
+      const code = codeForTransportError(error);
+      throw new UpstreamError(`${this.label()} ${TRANSPORT_MESSAGES[code]}.`, code, info);
+    }
+  }
+
+  /**
    * Sends one call and hands back the body as a stream, whatever the status:
    * binary routes pass upstream 4xx bodies to the caller unchanged. Only
    * transport failures throw. The timeout covers the headers; the body may
@@ -224,9 +292,13 @@ export class HttpClient {
     signal: AbortSignal | undefined,
     info: UpstreamInfo,
   ): Promise<Dispatcher.ResponseData> {
-    let body: string | FormData | undefined;
-    if (request.body instanceof FormData) {
-      body = request.body;
+    let body: string | Readable | undefined;
+    if (request.body instanceof MultipartBody) {
+      body = request.body.toStream();
+      headers['content-type'] = request.body.contentType;
+    } else if (request.body instanceof URLSearchParams) {
+      body = request.body.toString();
+      headers['content-type'] = 'application/x-www-form-urlencoded';
     } else if (request.body !== undefined) {
       body = JSON.stringify(request.body);
       headers['content-type'] = 'application/json';
@@ -250,11 +322,28 @@ export class HttpClient {
   }
 }
 
+/** Reads a body as text, failing (and dropping the connection) once it passes `max` bytes. */
+async function readCapped(body: Dispatcher.ResponseData['body'], max: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += (chunk as Buffer).length;
+    if (size > max) {
+      body.destroy();
+      throw new UpstreamError('too large', 'UPSTREAM_ERROR', { name: '', status: null, method: '', path: '' });
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 /** Removes any credential the caller sent from text an upstream wrote, in case it echoes one. */
 function redact(text: string | null, credentials: Readonly<Record<string, string>> | undefined): string | null {
   if (text === null || !credentials) return text;
   let clean = text;
-  for (const value of Object.values(credentials)) {
+  for (const [name, value] of Object.entries(credentials)) {
+    // Sudo names a user, not a secret: GitLab's "user 'x' not found" stays readable.
+    if (name === 'sudo') continue;
     const secret = value.replace(/^Bearer\s+/i, '');
     if (secret.length >= 4) clean = clean.split(secret).join('[redacted]');
   }

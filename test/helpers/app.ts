@@ -4,6 +4,7 @@
  */
 import { loadConfig, type Config } from '../../src/config.js';
 import { startGitlabSandbox, type GitlabSandbox, type GitlabSandboxOptions } from '../../src/sandbox/gitlab/server.js';
+import { startHubzillaSandbox, type HubzillaSandbox, type HubzillaSandboxOptions, type RecordedRequest } from '../../src/sandbox/hubzilla/server.js';
 import { buildApp, type App } from '../../src/server/app.js';
 
 export interface GraphQLResponse<T = Record<string, unknown>> {
@@ -16,6 +17,8 @@ export interface GraphQLResponse<T = Record<string, unknown>> {
 export interface TestApp {
   url: URL;
   sandbox: GitlabSandbox;
+  /** The sandbox Hubzilla behind the gateway (started for every test app). */
+  hubzilla: HubzillaSandbox;
   app: App;
   /** Posts a GraphQL operation; `token` is sent as Private-Token unless null. */
   gql<T = Record<string, unknown>>(
@@ -26,19 +29,24 @@ export interface TestApp {
   /** GitLab API calls the sandbox received since the last reset. */
   calls(filter?: { method?: string; path?: RegExp | string }): { method: string; path: string; query: Record<string, string[]>; headers: Record<string, string> }[];
   resetCalls(): void;
+  /** Hubzilla API calls the sandbox received since the last reset; `path` is relative to /api/z/1.0/. */
+  hubzillaCalls(filter?: { method?: string; path?: RegExp | string }): RecordedRequest[];
+  resetHubzillaCalls(): void;
   close(): Promise<void>;
 }
 
 export async function createTestApp(
-  options: { sandbox?: GitlabSandboxOptions; env?: Record<string, string>; gitlabUrl?: URL } = {},
+  options: { sandbox?: GitlabSandboxOptions; hubzillaSandbox?: HubzillaSandboxOptions; env?: Record<string, string>; gitlabUrl?: URL } = {},
 ): Promise<TestApp> {
   const sandbox = await startGitlabSandbox(options.sandbox ?? {});
+  const hubzilla = await startHubzillaSandbox(options.hubzillaSandbox ?? {});
   const config: Config = loadConfig({ ...options.env }, []);
-  const app = buildApp({ config, gitlabUrl: options.gitlabUrl ?? new URL(sandbox.url) });
+  const app = buildApp({ config, gitlabUrl: options.gitlabUrl ?? new URL(sandbox.url), hubzillaUrl: new URL(hubzilla.url) });
   const url = await app.listen(0, '127.0.0.1');
   return {
     url,
     sandbox,
+    hubzilla,
     app,
     async gql(query, variables, { token = 'demo-token', headers = {} } = {}) {
       const response = await fetch(url, {
@@ -63,9 +71,20 @@ export async function createTestApp(
       );
     },
     resetCalls: () => sandbox.clearRequests(),
+    hubzillaCalls(filter = {}) {
+      const prefix = '/api/z/1.0/';
+      return hubzilla.requests.filter(
+        (r) =>
+          r.path.startsWith(prefix) &&
+          (!filter.method || r.method === filter.method) &&
+          (!filter.path || (typeof filter.path === 'string' ? r.path.slice(prefix.length) === filter.path : filter.path.test(r.path.slice(prefix.length)))),
+      );
+    },
+    resetHubzillaCalls: () => hubzilla.clearRequests(),
     async close() {
       await app.close();
       await sandbox.close();
+      await hubzilla.close();
     },
   };
 }

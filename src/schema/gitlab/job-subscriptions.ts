@@ -1,0 +1,119 @@
+/**
+ * Live CI updates: the `jobStatusUpdated` and `projectImportStatusUpdated`
+ * subscriptions (graphql-ws and SSE alike), and `jobStatusWebhookRegister`,
+ * which points a project's webhook at this gateway so job changes arrive
+ * pushed instead of polled. The hub (src/subscriptions) does the work:
+ * resolvers only read arguments and hand over the caller's credentials.
+ */
+import { createGraphQLError } from 'graphql-yoga';
+import { InputError } from '../../errors.js';
+import type { HookRecord } from '../../upstreams/gitlab/records.js';
+import { isAnonymous } from '../../subscriptions/scope.js';
+import { builder } from '../builder.js';
+import type { Context } from '../context.js';
+import { decodeGlobalId } from '../global-id.js';
+import { runMutation, UserError, type UserErrorShape } from '../user-error.js';
+import { ProjectHook } from './hook.js';
+import { Job, JobStatus, parseJobId } from './job.js';
+import { Project, projectIdFromArg } from './project.js';
+
+builder.subscriptionType({ description: 'Live updates, over graphql-ws (WebSocket) or Server-Sent Events at the GraphQL endpoint.' });
+
+/** Refuses an anonymous subscriber when the server requires credentials, as a query would be by GitLab. */
+function subscriber(ctx: Context) {
+  if (ctx.live.requireCredentials && isAnonymous(ctx.live.credentials)) {
+    throw createGraphQLError('This server requires GitLab credentials for subscriptions.', { extensions: { code: 'UNAUTHENTICATED' } });
+  }
+  return { credentials: ctx.live.credentials, client: ctx.gitlab.client, signal: ctx.live.signal };
+}
+
+function numericProjectId(id: string): number {
+  return Number(projectIdFromArg(id));
+}
+
+/** A job argument: a Job global id (of the same project) or a numeric id. */
+function jobIdFromArg(id: string, projectId: number): number {
+  if (/^\d{1,15}$/.test(id)) return Number(id);
+  const decoded = decodeGlobalId(id);
+  if (decoded.typename !== 'Job') throw new InputError(`"${id.slice(0, 80)}" is not a Job id.`, ['jobId']);
+  const [jobProject, jobId] = parseJobId(decoded.id);
+  if (jobProject !== projectId) throw new InputError('The job belongs to another project.', ['jobId']);
+  return jobId;
+}
+
+builder.subscriptionFields((t) => ({
+  jobStatusUpdated: t.field({
+    type: Job,
+    description:
+      'Triggered when a CI job of the project changes status. Emits the current state first (the job; else the pipeline\'s jobs; else the project\'s 100 newest jobs; oldest first), then the job on every status change. Fed by GitLab job and pipeline webhooks where they reach the gateway, else by one shared poller per project and credentials.',
+    args: {
+      projectId: t.arg.id({ required: true, description: 'Global id or numeric id of the project.' }),
+      jobId: t.arg.id({ description: 'Watches only this job: its global id or numeric id.' }),
+      pipelineId: t.arg.id({ description: 'Watches only the jobs of this pipeline (numeric id).' }),
+      statuses: t.arg({ type: [JobStatus], description: 'Emits only jobs in these statuses.' }),
+    },
+    subscribe: (_root, args, ctx) => {
+      const projectId = numericProjectId(String(args.projectId));
+      const pipelineId = args.pipelineId === null || args.pipelineId === undefined ? null : String(args.pipelineId);
+      if (pipelineId !== null && !/^\d{1,15}$/.test(pipelineId)) throw new InputError(`"${pipelineId.slice(0, 80)}" is not a pipeline id.`, ['pipelineId']);
+      return ctx.live.hub.watchJobs(subscriber(ctx), {
+        projectId,
+        jobId: args.jobId === null || args.jobId === undefined ? null : jobIdFromArg(String(args.jobId), projectId),
+        pipelineId: pipelineId === null ? null : Number(pipelineId),
+        statuses: args.statuses ?? null,
+      });
+    },
+    resolve: (job) => job,
+  }),
+  projectImportStatusUpdated: t.field({
+    type: Project,
+    description:
+      'Triggered when the import status of a project (a fork being created) changes. Emits the project now, then on every change of `importStatus`; completes once it is final (`finished`, `failed`, `canceled` or `none`).',
+    args: { projectId: t.arg.id({ required: true, description: 'Global id or numeric id of the project (the new fork).' }) },
+    subscribe: (_root, args, ctx) => ctx.live.hub.watchImport(subscriber(ctx), numericProjectId(String(args.projectId))),
+    resolve: (project) => project,
+  }),
+}));
+
+interface WebhookRegisterShape {
+  hook: HookRecord | null;
+  errors: UserErrorShape[];
+}
+
+const JobStatusWebhookRegisterPayload = builder.objectRef<WebhookRegisterShape>('JobStatusWebhookRegisterPayload').implement({
+  description: 'Result of jobStatusWebhookRegister.',
+  fields: (t) => ({
+    hook: t.field({ type: ProjectHook, nullable: true, description: 'The project hook that posts job and pipeline events to this gateway.', resolve: (p) => p.hook }),
+    errors: t.field({ type: [UserError], description: 'Why the mutation was refused; empty on success.', resolve: (p) => p.errors }),
+  }),
+});
+
+builder.mutationField('jobStatusWebhookRegister', (t) =>
+  t.field({
+    type: JobStatusWebhookRegisterPayload,
+    nullable: true,
+    description:
+      'Points a project webhook at this gateway\'s receiver (job and pipeline events, with the gateway\'s secret token), so `jobStatusUpdated` gets pushed changes instead of polling. Updates the hook already pointing there, if any (Maintainer role).',
+    args: {
+      input: t.arg({
+        type: builder.inputType('JobStatusWebhookRegisterInput', {
+          description: 'The project to register the receiver on.',
+          fields: (f) => ({ projectId: f.id({ required: true, description: 'Global id, numeric id or full path of the project.' }) }),
+        }),
+        required: true,
+        description: 'The project.',
+      }),
+    },
+    resolve: async (_root, { input }, ctx) => {
+      const url = ctx.live.receiver.url();
+      if (url === null) return { hook: null, errors: [{ message: 'The gateway does not know its public URL: set PUBLIC_URL.', field: [], code: 'NOT_ALLOWED' as const }] };
+      const projectId = projectIdFromArg(String(input.projectId), true);
+      const params = { url, token: ctx.live.receiver.secret, job_events: true, pipeline_events: true, push_events: false, enable_ssl_verification: true };
+      const { result, errors } = await runMutation(async () => {
+        const existing = (await ctx.gitlab.client.listHooks(projectId, { page: 1, perPage: 100 })).items.find((hook) => hook.url === url);
+        return existing ? ctx.gitlab.client.updateHook(projectId, existing.id, params) : ctx.gitlab.client.createHook(projectId, params);
+      });
+      return { hook: result, errors };
+    },
+  }),
+);

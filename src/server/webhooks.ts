@@ -1,0 +1,147 @@
+/**
+ * POST /webhooks/gitlab: GitLab job and pipeline webhooks, in the payload
+ * format GitLab sends (reference/gitlab/webhooks/), published to subscribers.
+ *
+ * In order: the path and method; X-Gitlab-Token against the configured
+ * secret in constant time (SHA-256 of both, then timingSafeEqual, so neither
+ * the length nor a prefix leaks), 401 otherwise, before any body is read;
+ * the body capped at WEBHOOK_MAX_BYTES (413) and parsed (400 when it is not
+ * JSON or not a well-formed job or pipeline event); redeliveries dropped by
+ * Idempotency-Key (the same on GitLab's retries and "Resend"), by the
+ * X-Gitlab-Event-UUID with the reported state, and by the body itself
+ * (GitLab before 17.4 sends no Idempotency-Key, before 16.2 no UUID).
+ * Other event kinds are answered 200 and ignored, as GitLab's receiver
+ * guide asks: a 4xx would count towards disabling the hook.
+ * Never logs or echoes the token.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { SubscriptionHub } from '../subscriptions/hub.js';
+import { readWebhookEvent } from '../subscriptions/webhook-events.js';
+
+export const GITLAB_WEBHOOK_PATH = '/webhooks/gitlab';
+
+export interface WebhookReceiverOptions {
+  secret: string;
+  maxBytes: number;
+  hub: SubscriptionHub;
+  /** Reports failures to publish (never a token). */
+  log?: (message: string) => void;
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value, 'utf8').digest();
+}
+
+/** Constant-time comparison of a presented token with the secret. */
+export function tokenMatches(presented: string | undefined, secret: string): boolean {
+  // Equal-length digests: timingSafeEqual needs equal lengths, and the digest hides the secret's length.
+  const matches = timingSafeEqual(digest(presented ?? ''), digest(secret));
+  return presented !== undefined && matches;
+}
+
+function reply(res: ServerResponse, status: number, body: Record<string, unknown>, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)), ...headers });
+  res.end(text);
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Reads the body up to `maxBytes`; null when it is larger (the rest is not read). */
+function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    req.on('data', (chunk: Buffer) => {
+      if (done) return;
+      size += chunk.length;
+      if (size > maxBytes) {
+        done = true;
+        req.pause();
+        resolve(null);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (!done) resolve(Buffer.concat(chunks));
+    });
+    req.on('error', (error) => {
+      if (!done) reject(error);
+      done = true;
+    });
+  });
+}
+
+/** Handles the request when it is for the receiver; false otherwise. */
+export function handleGitlabWebhook(req: IncomingMessage, res: ServerResponse, options: WebhookReceiverOptions): boolean {
+  const path = (req.url ?? '').split('?')[0];
+  if (path !== GITLAB_WEBHOOK_PATH) return false;
+  void receive(req, res, options).catch(() => {
+    if (!res.headersSent) reply(res, 500, { error: 'Unexpected error.' });
+    else res.destroy();
+  });
+  return true;
+}
+
+async function receive(req: IncomingMessage, res: ServerResponse, options: WebhookReceiverOptions): Promise<void> {
+  if (req.method !== 'POST') {
+    req.resume();
+    reply(res, 405, { error: 'Use POST.' }, { allow: 'POST' });
+    return;
+  }
+  if (!tokenMatches(header(req, 'x-gitlab-token'), options.secret)) {
+    req.resume();
+    reply(res, 401, { error: 'X-Gitlab-Token is missing or wrong.' });
+    return;
+  }
+  const declared = Number(header(req, 'content-length') ?? 0);
+  if (declared > options.maxBytes) {
+    reply(res, 413, { error: `The body is larger than ${options.maxBytes} bytes.` }, { connection: 'close' });
+    req.destroy();
+    return;
+  }
+  const body = await readBody(req, options.maxBytes);
+  if (body === null) {
+    // Answer, then drop the connection rather than read the rest of an oversized body.
+    res.once('finish', () => req.destroy());
+    reply(res, 413, { error: `The body is larger than ${options.maxBytes} bytes.` }, { connection: 'close' });
+    return;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    reply(res, 400, { error: 'The body is not JSON.' });
+    return;
+  }
+  const read = readWebhookEvent(parsed);
+  if (!read.ok) {
+    if (read.reason === 'unsupported') reply(res, 200, { status: 'ignored', reason: read.message });
+    else reply(res, 400, { error: read.message });
+    return;
+  }
+  const keys: [string, ...string[]] = [`body:${createHash('sha256').update(body).digest('hex')}`];
+  const idempotencyKey = header(req, 'idempotency-key');
+  if (idempotencyKey && idempotencyKey.length <= 200) keys.push(`idempotency:${idempotencyKey}`);
+  // The event UUID alone is shared by "recursive" hooks (a receiver that retries a job), so it is keyed with the state.
+  const eventUuid = header(req, 'x-gitlab-event-uuid');
+  if (eventUuid && eventUuid.length <= 200) {
+    const state = read.event.jobs.map((job) => `${job.id}=${job.status}`).join(',');
+    keys.push(`event:${eventUuid}:${createHash('sha256').update(`${read.event.kind}:${read.event.pipelineId ?? ''}:${state}`).digest('hex')}`);
+  }
+  let outcome;
+  try {
+    outcome = await options.hub.publishWebhook(read.event, keys);
+  } catch (error) {
+    options.log?.(`webhook: could not publish: ${error instanceof Error ? error.message : 'failed'}`);
+    reply(res, 503, { error: 'The event could not be published; try again.' });
+    return;
+  }
+  reply(res, 200, { status: outcome });
+}

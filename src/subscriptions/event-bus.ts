@@ -1,0 +1,177 @@
+/**
+ * The pub/sub the subscription sources publish to, and webhook dedup.
+ *
+ * Two event targets: `local` (always in memory) carries what only this
+ * instance needs (poll results: every instance with subscribers runs its
+ * own poller), and `shared` carries webhook events, which must reach every
+ * instance. With REDIS_URL, `shared` is Redis (@graphql-yoga/redis-event-target
+ * over two ioredis connections, one of them in subscriber mode) and dedup
+ * keys live in Redis too, so a redelivery that lands on another instance is
+ * still caught. Without it, both are in memory.
+ *
+ * Listener counts are tracked per topic, so tests and the benchmark can
+ * assert that no topic (and so no Redis channel subscription) outlives its
+ * last subscriber.
+ */
+import { setMaxListeners } from 'node:events';
+import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
+import { Redis } from 'ioredis';
+
+export type Listener<T> = (payload: T) => void;
+
+/** One pub/sub channel family: publish JSON-safe payloads, listen per topic. */
+export interface Channel {
+  publish(topic: string, payload: unknown): void;
+  /** Starts listening at once; the returned function stops (idempotent). */
+  listen<T>(topic: string, listener: Listener<T>): () => void;
+}
+
+export interface EventBus {
+  /** In-process only. */
+  readonly local: Channel;
+  /** Every instance (Redis when configured). */
+  readonly shared: Channel;
+  /** 'memory' or 'redis'. */
+  readonly kind: 'memory' | 'redis';
+  /** Topics with at least one listener, over both channels; with Redis, shared ones are channel subscriptions. */
+  activeTopics(): number;
+  /**
+   * Records delivery keys; resolves false when any of them was seen before
+   * (a redelivery). Keys expire after a day, the longest GitLab keeps
+   * retrying or offering "Resend".
+   */
+  firstDelivery(keys: readonly string[]): Promise<boolean>;
+  /** Resolves once the bus can carry events; rejects when Redis cannot be reached in time. */
+  ready(): Promise<void>;
+  close(): Promise<void>;
+}
+
+interface MinimalEventTarget {
+  addEventListener(type: string, listener: (event: Event) => void): void;
+  removeEventListener(type: string, listener: (event: Event) => void): void;
+  dispatchEvent(event: Event): boolean;
+}
+
+const DEDUP_TTL_S = 24 * 60 * 60;
+const DEDUP_MAX_KEYS = 100_000;
+
+class CountedChannel implements Channel {
+  readonly topics = new Map<string, number>();
+
+  constructor(private readonly target: MinimalEventTarget) {}
+
+  publish(topic: string, payload: unknown): void {
+    this.target.dispatchEvent(new CustomEvent(topic, { detail: payload }));
+  }
+
+  listen<T>(topic: string, listener: Listener<T>): () => void {
+    const handler = (event: Event) => listener((event as CustomEvent<T>).detail);
+    this.target.addEventListener(topic, handler);
+    this.topics.set(topic, (this.topics.get(topic) ?? 0) + 1);
+    let listening = true;
+    return () => {
+      if (!listening) return;
+      listening = false;
+      this.target.removeEventListener(topic, handler);
+      const left = (this.topics.get(topic) ?? 1) - 1;
+      if (left > 0) this.topics.set(topic, left);
+      else this.topics.delete(topic);
+    };
+  }
+}
+
+/** An in-memory target: thousands of subscribers of one project are expected, not a leak. */
+function memoryTarget(): EventTarget {
+  const target = new EventTarget();
+  setMaxListeners(0, target);
+  return target;
+}
+
+/** Seen-keys set with expiry, bounded: the oldest keys go first when full. */
+class MemoryDedup {
+  private readonly seen = new Map<string, number>();
+
+  check(keys: readonly string[], now = Date.now()): boolean {
+    let fresh = true;
+    for (const key of keys) {
+      const expires = this.seen.get(key);
+      if (expires !== undefined && expires > now) fresh = false;
+    }
+    for (const key of keys) {
+      this.seen.delete(key);
+      this.seen.set(key, now + DEDUP_TTL_S * 1000);
+    }
+    for (const [key, expires] of this.seen) {
+      if (this.seen.size <= DEDUP_MAX_KEYS && expires > now) break;
+      this.seen.delete(key);
+    }
+    return fresh;
+  }
+}
+
+export function createMemoryEventBus(): EventBus {
+  const local = new CountedChannel(memoryTarget());
+  const shared = new CountedChannel(memoryTarget());
+  const dedup = new MemoryDedup();
+  return {
+    local,
+    shared,
+    kind: 'memory',
+    activeTopics: () => local.topics.size + shared.topics.size,
+    firstDelivery: async (keys) => dedup.check(keys),
+    ready: async () => {},
+    close: async () => {},
+  };
+}
+
+/**
+ * The bus over Redis. Connects in the background (ioredis reconnects by
+ * itself and queues commands meanwhile); `ready()` rejects when Redis is not
+ * reachable within `connectTimeoutMs`, so start-up fails loudly instead of
+ * silently losing cross-instance events.
+ */
+export function createRedisEventBus(url: string, onError: (message: string) => void = () => {}, connectTimeoutMs = 10_000): EventBus {
+  const options = { maxRetriesPerRequest: 3, connectionName: 'duograph' };
+  const publishClient = new Redis(url, options);
+  const subscribeClient = new Redis(url, options);
+  let lastError = '';
+  for (const client of [publishClient, subscribeClient]) {
+    // Report each distinct failure once, never the URL (it may hold a password).
+    client.on('error', (error: Error) => {
+      if (error.message === lastError) return;
+      lastError = error.message;
+      onError(`redis: ${error.message}`);
+    });
+  }
+  const whenReady = (client: Redis) =>
+    client.status === 'ready' ? Promise.resolve() : new Promise<void>((resolve) => client.once('ready', () => resolve()));
+  let readiness: Promise<void> | null = null;
+  const local = new CountedChannel(memoryTarget());
+  const shared = new CountedChannel(createRedisEventTarget({ publishClient, subscribeClient }) as MinimalEventTarget);
+  return {
+    local,
+    shared,
+    kind: 'redis',
+    activeTopics: () => local.topics.size + shared.topics.size,
+    firstDelivery: async (keys) => {
+      const results = await Promise.all(keys.map((key) => publishClient.set(`duograph:webhook-delivery:${key}`, '1', 'EX', DEDUP_TTL_S, 'NX')));
+      return results.every((result) => result === 'OK');
+    },
+    ready: () => {
+      readiness ??= new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`Redis (REDIS_URL) not reachable within ${connectTimeoutMs} ms${lastError ? `: ${lastError}` : ''}`)), connectTimeoutMs);
+        void Promise.all([whenReady(publishClient), whenReady(subscribeClient)]).then(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      return readiness;
+    },
+    close: async () => {
+      // quit() waits for a connection that may never come: only a ready client gets the polite goodbye.
+      await Promise.allSettled([subscribeClient, publishClient].map((client) => (client.status === 'ready' ? client.quit() : client.disconnect())));
+      subscribeClient.disconnect();
+      publishClient.disconnect();
+    },
+  };
+}

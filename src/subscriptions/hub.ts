@@ -1,0 +1,398 @@
+/**
+ * The subscription hub: turns "watch these jobs" and "watch this import"
+ * into event streams fed by two sources through one bus.
+ *
+ * - Webhooks: the receiver hands each job or pipeline event to
+ *   `publishWebhook`, which drops redeliveries and publishes it on the shared
+ *   channel (every instance). Each subscriber then reads the job (or the
+ *   pipeline's jobs) once per credential scope and event, so it gets the full
+ *   record its own credentials may see, with the event's state on top; a
+ *   subscriber whose credentials no longer see the job gets nothing.
+ * - Pollers: where no webhook flows, one shared poller per project and
+ *   credential scope lists the project's newest jobs and publishes what
+ *   changed on a local topic named by that scope, so a poll made with one
+ *   caller's credentials never reaches another's subscribers. A poller stays
+ *   idle while webhooks for its project keep arriving.
+ *
+ * Every subscriber reads its initial state with its own credentials first
+ * (the access check), then gets every change, deduplicated by state and
+ * never going back from a later state to an earlier one (webhooks can
+ * arrive out of order, and both sources may report the same change).
+ */
+import { UpstreamError } from '../errors.js';
+import { GitlabClient } from '../upstreams/gitlab/client.js';
+import type { JobRecord, ProjectRecord } from '../upstreams/gitlab/records.js';
+import type { HttpClient } from '../upstreams/http.js';
+import type { EventBus } from './event-bus.js';
+import { EventStream } from './event-stream.js';
+import { PollerRegistry, type PollOutcome, type PollTask } from './pollers.js';
+import { credentialScope, type Credentials } from './scope.js';
+import { WEBHOOK_STATE_FIELDS, type WebhookJobEvent } from './webhook-events.js';
+
+export interface SubscriptionHubOptions {
+  http: HttpClient;
+  bus: EventBus;
+  pollIntervalMs: number;
+  pollMaxIntervalMs: number;
+  /** How long after a webhook for a project its pollers stay idle. Default 10 minutes. */
+  webhookQuietMs?: number;
+  /** Reports background failures (never with a credential). */
+  log?: (message: string) => void;
+}
+
+/** Who subscribes: their credentials, their own client (for the access check) and the signal that ends them. */
+export interface Subscriber {
+  credentials: Credentials;
+  client: GitlabClient;
+  signal?: AbortSignal;
+}
+
+export interface JobWatch {
+  projectId: number;
+  jobId?: number | null;
+  pipelineId?: number | null;
+  /** REST status names. */
+  statuses?: readonly string[] | null;
+}
+
+/** What a webhook delivery did. */
+export type WebhookOutcome = 'accepted' | 'duplicate';
+
+export interface HubStats {
+  /** Shared pollers running. */
+  pollers: number;
+  /** Poll timers set. */
+  timers: number;
+  /** Bus topics listened to (Redis channel subscriptions included). */
+  topics: number;
+  /** Subscription streams open. */
+  streams: number;
+}
+
+/** A shared-channel message: one webhook event and a key unique to it. */
+interface WebhookMessage {
+  eventKey: string;
+  event: WebhookJobEvent;
+}
+
+/** Newest jobs a poller lists per poll: GitLab's page maximum. */
+const POLL_PAGE_SIZE = 100;
+/** Pages of a pipeline's jobs read for a pipeline subscription's initial state. */
+const MAX_PIPELINE_PAGES = 10;
+const DEFAULT_WEBHOOK_QUIET_MS = 10 * 60_000;
+/** import_status values after which nothing changes any more. */
+const IMPORT_DONE = new Set(['finished', 'failed', 'canceled', 'none']);
+
+/** Order of job states: a job never goes from a later group back to an earlier one. */
+function stateRank(status: string): number {
+  switch (status) {
+    case 'running':
+      return 1;
+    case 'canceling':
+      return 2;
+    case 'success':
+    case 'failed':
+    case 'canceled':
+    case 'skipped':
+      return 3;
+    default:
+      return 0;
+  }
+}
+
+/** A job's state; times to the second, since pipeline events carry no milliseconds and job events and REST do. */
+function signature(job: JobRecord): string {
+  const second = (time: string | null | undefined) => (time ? Math.floor(Date.parse(time) / 1000) : '');
+  return `${job.status}|${second(job.started_at)}|${second(job.finished_at)}`;
+}
+
+/** Oldest first, whatever order the list came in (project lists are newest first, pipeline lists vary by version). */
+function byId(jobs: JobRecord[]): JobRecord[] {
+  return [...jobs].sort((a, b) => a.id - b.id);
+}
+
+function jobsTopic(projectId: number): string {
+  return `gitlab:jobs:${projectId}`;
+}
+
+function pollTopic(kind: 'jobs' | 'project', projectId: number, scope: string): string {
+  return `poll:${kind}:${projectId}:${scope}`;
+}
+
+function notVisible(what: string, path: string): UpstreamError {
+  return new UpstreamError(`${what} was not found or is not visible with these credentials.`, 'NOT_FOUND', { name: 'gitlab', status: 404, method: 'GET', path });
+}
+
+/** True for failures that mean "these credentials may not see it", as opposed to an upstream in trouble. */
+function isAccessFailure(error: unknown): boolean {
+  return error instanceof UpstreamError && (error.code === 'NOT_FOUND' || error.code === 'FORBIDDEN' || error.code === 'UNAUTHENTICATED');
+}
+
+export class SubscriptionHub {
+  readonly pollers: PollerRegistry;
+  private readonly streams = new Set<EventStream<unknown>>();
+  /** Reads shared by the subscribers of one scope for one webhook event; dropped once settled. */
+  private readonly eventReads = new Map<string, Promise<JobRecord[] | null>>();
+  private readonly quietMs: number;
+
+  constructor(private readonly options: SubscriptionHubOptions) {
+    this.quietMs = options.webhookQuietMs ?? DEFAULT_WEBHOOK_QUIET_MS;
+    this.pollers = new PollerRegistry({
+      intervalMs: options.pollIntervalMs,
+      maxIntervalMs: options.pollMaxIntervalMs,
+      onError: (key, error) => options.log?.(`poller ${key.split(':').slice(0, 2).join(':')}: ${error instanceof Error ? error.message : 'failed'}`),
+    });
+  }
+
+  get bus(): EventBus {
+    return this.options.bus;
+  }
+
+  /**
+   * Publishes a webhook event unless one of `deliveryKeys` was seen before.
+   * `deliveryKeys[0]` must be unique to the event's content.
+   */
+  async publishWebhook(event: WebhookJobEvent, deliveryKeys: readonly [string, ...string[]]): Promise<WebhookOutcome> {
+    if (!(await this.options.bus.firstDelivery(deliveryKeys))) return 'duplicate';
+    const message: WebhookMessage = { eventKey: deliveryKeys[0], event };
+    this.options.bus.shared.publish(jobsTopic(event.projectId), message);
+    return 'accepted';
+  }
+
+  /**
+   * Checks access (reads the job, the pipeline's jobs or the project's newest
+   * jobs with the subscriber's credentials; its error is thrown as is) and
+   * returns the stream: that current state, oldest first, then every change.
+   */
+  async watchJobs(subscriber: Subscriber, watch: JobWatch): Promise<AsyncIterableIterator<JobRecord>> {
+    const { projectId } = watch;
+    const scope = credentialScope(subscriber.credentials);
+    const seen = new Map<number, { rank: number; signature: string; record: JobRecord }>();
+    const statuses = watch.statuses?.length ? new Set(watch.statuses) : null;
+    const stops: (() => void)[] = [];
+    const stream: EventStream<JobRecord> = new EventStream<JobRecord>({
+      signal: subscriber.signal,
+      cleanup: () => {
+        for (const stop of stops.splice(0)) stop();
+        this.streams.delete(stream as EventStream<unknown>);
+      },
+      accept: (job) => {
+        if (watch.jobId != null && job.id !== watch.jobId) return false;
+        if (watch.pipelineId != null && job.pipeline?.id !== watch.pipelineId) return false;
+        const before = seen.get(job.id);
+        const rank = stateRank(job.status);
+        if (before && (before.signature === signature(job) || rank < before.rank)) return false;
+        seen.set(job.id, { rank, signature: signature(job), record: job });
+        return !statuses || statuses.has(job.status);
+      },
+    });
+    this.streams.add(stream as EventStream<unknown>);
+
+    const initial = this.readJobs(subscriber.client, watch);
+    stream.push(initial);
+    stops.push(
+      this.options.bus.shared.listen<WebhookMessage>(jobsTopic(projectId), (message) => {
+        stream.push(this.webhookJobs(subscriber.credentials, scope, message, (id) => seen.get(id)?.record));
+      }),
+      this.options.bus.local.listen<{ jobs: JobRecord[] }>(pollTopic('jobs', projectId, scope), (message) => stream.push(message.jobs)),
+    );
+    try {
+      await initial;
+    } catch (error) {
+      stream.close();
+      throw error;
+    }
+    if (!stream.isClosed) {
+      stops.push(this.pollers.acquire(`jobs:${projectId}:${scope}`, () => new JobPollTask(this, projectId, subscriber.credentials, scope)));
+    }
+    return stream;
+  }
+
+  /**
+   * Checks access (reads the project with the subscriber's credentials) and
+   * returns the stream: the project now, then on every import_status change;
+   * it completes after a final status (finished, failed, canceled, none).
+   */
+  async watchImport(subscriber: Subscriber, projectId: number): Promise<AsyncIterableIterator<ProjectRecord>> {
+    const scope = credentialScope(subscriber.credentials);
+    let last: string | undefined;
+    const stops: (() => void)[] = [];
+    const stream: EventStream<ProjectRecord> = new EventStream<ProjectRecord>({
+      signal: subscriber.signal,
+      cleanup: () => {
+        for (const stop of stops.splice(0)) stop();
+        this.streams.delete(stream as EventStream<unknown>);
+      },
+      accept: (project) => {
+        const status = project.import_status ?? 'none';
+        if (last !== undefined && (status === last || IMPORT_DONE.has(last))) return false;
+        last = status;
+        if (IMPORT_DONE.has(status)) stream.end();
+        return true;
+      },
+    });
+    this.streams.add(stream as EventStream<unknown>);
+    const initial = subscriber.client.getProject(projectId).then((project) => {
+      if (!project) throw notVisible(`Project ${projectId}`, `/api/v4/projects/${projectId}`);
+      return [project];
+    });
+    stream.push(initial);
+    stops.push(this.options.bus.local.listen<{ project: ProjectRecord }>(pollTopic('project', projectId, scope), (message) => stream.push([message.project])));
+    let project: ProjectRecord | undefined;
+    try {
+      [project] = await initial;
+    } catch (error) {
+      stream.close();
+      throw error;
+    }
+    if (IMPORT_DONE.has(project?.import_status ?? 'none')) stream.end();
+    else if (!stream.isClosed) {
+      stops.push(this.pollers.acquire(`project:${projectId}:${scope}`, () => new ProjectPollTask(this, projectId, subscriber.credentials, scope)));
+    }
+    return stream;
+  }
+
+  /** Counts for tests and the benchmark. */
+  stats(): HubStats {
+    return {
+      pollers: this.pollers.activePollers,
+      timers: this.pollers.activeTimers,
+      topics: this.options.bus.activeTopics(),
+      streams: this.streams.size,
+    };
+  }
+
+  /** Ends every stream and poller; the bus is closed by its owner. */
+  close(): void {
+    for (const stream of [...this.streams]) stream.close();
+    this.pollers.stopAll();
+  }
+
+  /** A client for background reads of one scope: no request signal, since no single subscriber owns it. */
+  scopeClient(credentials: Credentials): GitlabClient {
+    return new GitlabClient(this.options.http, credentials);
+  }
+
+  /** Milliseconds a poller of a project with webhooks stays idle. */
+  get webhookQuietMs(): number {
+    return this.quietMs;
+  }
+
+  private async readJobs(client: GitlabClient, watch: JobWatch): Promise<JobRecord[]> {
+    const { projectId, jobId, pipelineId } = watch;
+    if (jobId != null) {
+      const job = await client.getJob(projectId, jobId);
+      if (!job) throw notVisible(`Job ${jobId} of project ${projectId}`, `/api/v4/projects/${projectId}/jobs/${jobId}`);
+      return [job];
+    }
+    if (pipelineId != null) {
+      const jobs: JobRecord[] = [];
+      for (let page = 1; page <= MAX_PIPELINE_PAGES; page++) {
+        const result = await client.listJobs(projectId, undefined, { page, perPage: POLL_PAGE_SIZE }, pipelineId);
+        jobs.push(...result.items);
+        if (!result.hasNext) break;
+      }
+      return byId(jobs);
+    }
+    const result = await client.listJobs(projectId, watch.statuses ?? undefined, { page: 1, perPage: POLL_PAGE_SIZE });
+    return byId(result.items);
+  }
+
+  /**
+   * The jobs of a webhook event as this scope sees them: read once per scope
+   * and event, with the event's state on top. When the read fails for an
+   * upstream reason, the event's own fields (over what the subscriber saw
+   * before) still go out; when the scope may not see the job, nothing does.
+   */
+  private async webhookJobs(credentials: Credentials, scope: string, message: WebhookMessage, before: (id: number) => JobRecord | undefined): Promise<JobRecord[]> {
+    const { event } = message;
+    const key = `${scope}:${message.eventKey}`;
+    let read = this.eventReads.get(key);
+    if (!read) {
+      const client = this.scopeClient(credentials);
+      read = (
+        event.kind === 'job'
+          ? client.getJob(event.projectId, event.jobs[0]?.id ?? 0).then((job) => (job ? [job] : []))
+          : client.listJobs(event.projectId, undefined, { page: 1, perPage: POLL_PAGE_SIZE }, event.pipelineId ?? 0).then((page) => page.items)
+      ).catch((error: unknown) => (isAccessFailure(error) ? [] : null));
+      this.eventReads.set(key, read);
+      const settled = read;
+      void settled.finally(() => {
+        if (this.eventReads.get(key) === settled) this.eventReads.delete(key);
+      });
+    }
+    const current = await read;
+    const out: JobRecord[] = [];
+    for (const reported of event.jobs) {
+      const base = current === null ? (before(reported.id) ?? reported) : current.find((job) => job.id === reported.id);
+      if (!base) continue;
+      const state: Partial<JobRecord> = {};
+      for (const field of WEBHOOK_STATE_FIELDS) {
+        if (field in reported) Object.assign(state, { [field]: reported[field] });
+      }
+      if (reported.status !== 'failed') state.failure_reason = undefined;
+      out.push({ ...base, ...state });
+    }
+    return byId(out);
+  }
+}
+
+/** Polls a project's newest jobs for one scope; publishes the ones whose state changed. */
+class JobPollTask implements PollTask {
+  private readonly known = new Map<number, string>();
+  private primed = false;
+  private lastWebhookAt = 0;
+  private readonly unlisten: () => void;
+
+  constructor(
+    private readonly hub: SubscriptionHub,
+    private readonly projectId: number,
+    private readonly credentials: Credentials,
+    private readonly scope: string,
+  ) {
+    this.unlisten = hub.bus.shared.listen(jobsTopic(projectId), () => {
+      this.lastWebhookAt = Date.now();
+    });
+  }
+
+  async poll(): Promise<PollOutcome> {
+    // Webhooks for this project are flowing: they already carry every change.
+    if (Date.now() - this.lastWebhookAt < this.hub.webhookQuietMs) return 'skipped';
+    const page = await this.hub.scopeClient(this.credentials).listJobs(this.projectId, undefined, { page: 1, perPage: POLL_PAGE_SIZE });
+    const changed = page.items.filter((job) => this.known.get(job.id) !== signature(job));
+    this.known.clear();
+    for (const job of page.items) this.known.set(job.id, signature(job));
+    // The first poll publishes everything: it closes the gap between a subscriber's own read and this baseline.
+    const first = !this.primed;
+    this.primed = true;
+    if (changed.length) this.hub.bus.local.publish(pollTopic('jobs', this.projectId, this.scope), { jobs: byId(changed) });
+    return changed.length && !first ? 'changed' : 'unchanged';
+  }
+
+  stop(): void {
+    this.unlisten();
+  }
+}
+
+/** Polls one project for one scope; publishes it when its import_status changed. */
+class ProjectPollTask implements PollTask {
+  private last: string | undefined;
+
+  constructor(
+    private readonly hub: SubscriptionHub,
+    private readonly projectId: number,
+    private readonly credentials: Credentials,
+    private readonly scope: string,
+  ) {}
+
+  async poll(): Promise<PollOutcome> {
+    const project = await this.hub.scopeClient(this.credentials).getProject(this.projectId);
+    if (!project) throw notVisible(`Project ${this.projectId}`, `/api/v4/projects/${this.projectId}`);
+    const status = project.import_status ?? 'none';
+    if (status === this.last) return 'unchanged';
+    const first = this.last === undefined;
+    this.last = status;
+    this.hub.bus.local.publish(pollTopic('project', this.projectId, this.scope), { project });
+    return first ? 'unchanged' : 'changed';
+  }
+}

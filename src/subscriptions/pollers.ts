@@ -1,0 +1,163 @@
+/**
+ * Shared pollers: one per key (project + credential scope + what is polled),
+ * however many subscribers share it, ref-counted. Each runs one timer at a
+ * time and never overlaps its own polls. The interval starts at
+ * `intervalMs`, grows by half when a poll sees no change, doubles when the
+ * upstream fails, is capped at `maxIntervalMs`, and drops back to
+ * `intervalMs` on a change or when a new subscriber joins. The last release
+ * clears the timer and forgets the poller, so nothing outlives its
+ * subscribers; `activePollers` and `activeTimers` let tests assert it.
+ */
+
+/** What one poll found. 'skipped' (nothing asked upstream) backs off like 'unchanged'. */
+export type PollOutcome = 'changed' | 'unchanged' | 'skipped';
+
+export interface PollTask {
+  poll(): Promise<PollOutcome>;
+  /** Called once when the last subscriber leaves. */
+  stop?(): void;
+}
+
+export interface PollerOptions {
+  intervalMs: number;
+  maxIntervalMs: number;
+  /** Reports a failed poll (message only, never a credential); the poller backs off and goes on. */
+  onError?: (key: string, error: unknown) => void;
+}
+
+/** Back-off factors: gentle when idle, steep when the upstream is failing. */
+const IDLE_FACTOR = 1.5;
+const FAILURE_FACTOR = 2;
+
+class Poller {
+  refs = 1;
+  private interval: number;
+  private timer: NodeJS.Timeout | null = null;
+  private dueAt = 0;
+  private polling = false;
+  private stopped = false;
+
+  constructor(
+    readonly key: string,
+    private readonly task: PollTask,
+    private readonly options: PollerOptions,
+    private readonly timers: { count: number },
+  ) {
+    this.interval = options.intervalMs;
+    this.schedule(options.intervalMs);
+  }
+
+  /** A new subscriber: poll at the base pace again (not at once: its own first read is fresh). */
+  nudge(): void {
+    this.interval = this.options.intervalMs;
+    if (this.timer && this.dueAt - Date.now() > this.interval) this.schedule(this.interval);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.clearTimer();
+    this.task.stop?.();
+  }
+
+  private schedule(ms: number): void {
+    this.clearTimer();
+    if (this.stopped) return;
+    this.dueAt = Date.now() + ms;
+    this.timers.count += 1;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.timers.count -= 1;
+      void this.run();
+    }, ms);
+    // A poller never keeps the process alive on its own.
+    this.timer.unref();
+  }
+
+  private clearTimer(): void {
+    if (!this.timer) return;
+    clearTimeout(this.timer);
+    this.timer = null;
+    this.timers.count -= 1;
+  }
+
+  private async run(): Promise<void> {
+    if (this.polling || this.stopped) return;
+    this.polling = true;
+    let factor = IDLE_FACTOR;
+    try {
+      const outcome = await this.task.poll();
+      if (outcome === 'changed') factor = 0;
+    } catch (error) {
+      factor = FAILURE_FACTOR;
+      if (!this.stopped) this.options.onError?.(this.key, error);
+    } finally {
+      this.polling = false;
+    }
+    if (this.stopped) return;
+    this.interval = factor === 0 ? this.options.intervalMs : Math.min(this.options.maxIntervalMs, Math.round(this.interval * factor));
+    this.schedule(this.interval);
+  }
+
+  /** The interval the next poll waits, for tests of the back-off. */
+  get currentIntervalMs(): number {
+    return this.interval;
+  }
+}
+
+export class PollerRegistry {
+  private readonly pollers = new Map<string, Poller>();
+  private readonly timers = { count: 0 };
+
+  constructor(private readonly options: PollerOptions) {}
+
+  /**
+   * Joins the poller of `key`, creating it with `create()` when there is
+   * none. Returns the release function (idempotent): the last release stops it.
+   */
+  acquire(key: string, create: () => PollTask): () => void {
+    let poller = this.pollers.get(key);
+    if (poller) {
+      poller.refs += 1;
+      poller.nudge();
+    } else {
+      poller = new Poller(key, create(), this.options, this.timers);
+      this.pollers.set(key, poller);
+    }
+    const joined = poller;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      joined.refs -= 1;
+      if (joined.refs > 0) return;
+      joined.stop();
+      if (this.pollers.get(key) === joined) this.pollers.delete(key);
+    };
+  }
+
+  /** Pollers with at least one subscriber. */
+  get activePollers(): number {
+    return this.pollers.size;
+  }
+
+  /** Poll timers currently set (at most one per poller). */
+  get activeTimers(): number {
+    return this.timers.count;
+  }
+
+  /** Subscribers sharing the poller of `key` (0 when there is none). */
+  subscribersOf(key: string): number {
+    return this.pollers.get(key)?.refs ?? 0;
+  }
+
+  /** Current interval of the poller of `key`, in ms; undefined when there is none. */
+  intervalOf(key: string): number | undefined {
+    return this.pollers.get(key)?.currentIntervalMs;
+  }
+
+  /** Stops every poller (server shutdown). */
+  stopAll(): void {
+    for (const poller of this.pollers.values()) poller.stop();
+    this.pollers.clear();
+  }
+}
