@@ -1,105 +1,422 @@
 /**
- * `npm run bench`: upstream calls per query against the minimum the REST API
- * allows, and gateway latency over the upstream critical path, for each
- * workload under bench/workloads, at concurrency 1 and 16. Prints a table and
- * writes bench/results/latest.json. Loopback only; bounded in time.
+ * `npm run bench`: the gateway against a plain REST client on every workload
+ * under bench/workloads, in one run on this machine. Loopback only, bounded in
+ * time. Three processes besides this one (the load generator):
  *
- *   npm run bench -- --seconds 3 --latency 20
+ *   sandbox   bench/sandbox-process.ts: sandbox GitLab + Hubzilla with the bench
+ *             seed behind a front that adds latency, counts calls and memoizes
+ *             answers (the seed never moves; --render renders every answer)
+ *   gateway   the built gateway, `node dist/src/main.js serve`, pointed at the sandbox
+ *   plain     bench/plain-client.ts: the same REST calls by hand with undici,
+ *             the same JSON back (the test bench-workloads checks both)
+ * All three run compiled (npm run build, and bench/tsconfig.json for the bench's own).
+ *
+ * For each workload, with a fresh gateway and plain client: throughput runs at
+ * sandbox latency 0, at each concurrency (default 1 and 16), the gateway then
+ * the plain client, each warmed up and then driven for a fixed time; then a
+ * latency run at sandbox latency L (default 20 ms) with one client, p50
+ * against the critical path (rounds x L).
+ * Per run: requests/s, p50/p99, CPU ms per request of the server process
+ * (utime+stime from /proc/<pid>/stat), its peak RSS during the run (VmHWM,
+ * reset through /proc/<pid>/clear_refs), and upstream calls per request from
+ * the sandbox's counter. Prints one table and the targets, and writes
+ * bench/results/latest.json and latest.md.
+ *
+ *   npm run bench -- --seconds 2.5 --warmup 0.5 --concurrency 1,16 --latency 20
+ *   npm run bench -- --only projects-jobs-100x20 --profile   (gateway and plain client under node --cpu-prof;
+ *                                                             then npx tsx bench/profile-summary.ts [gateway|plain])
+ *   npm run bench -- --node-options=--max-semi-space-size=64  (NODE_OPTIONS of every server process)
  */
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
+import { createInterface } from 'node:readline';
 import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config.js';
-import { startGitlabSandbox } from '../src/sandbox/gitlab/server.js';
-import { buildApp } from '../src/server/app.js';
+import { isDeepStrictEqual, parseArgs } from 'node:util';
+import { Pool } from 'undici';
+import { gatewayCredentials, loadWorkloads, type Workload } from './workloads.js';
 
-const { values } = parseArgs({
+const { values: flags } = parseArgs({
   options: {
-    seconds: { type: 'string', default: '3' },
-    latency: { type: 'string', default: '20' },
+    seconds: { type: 'string', default: '2.5' },
+    warmup: { type: 'string', default: '0.5' },
     concurrency: { type: 'string', default: '1,16' },
+    latency: { type: 'string', default: '20' },
+    connections: { type: 'string', default: '64' },
+    only: { type: 'string' },
+    profile: { type: 'boolean', default: false },
+    render: { type: 'boolean', default: false },
+    'node-options': { type: 'string', default: '' },
+    'no-build': { type: 'boolean', default: false },
   },
 });
-const seconds = Number(values.seconds);
-const latencyMs = Number(values.latency);
-const concurrencies = String(values.concurrency).split(',').map(Number);
+const SECONDS = Number(flags.seconds);
+const WARMUP = Number(flags.warmup);
+const CONCURRENCIES = String(flags.concurrency).split(',').map(Number);
+const LATENCY_MS = Number(flags.latency);
+const CONNECTIONS = Number(flags.connections);
+const ROOT = new URL('../', import.meta.url);
+const RESULTS = new URL('bench/results/', ROOT);
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 
-interface Workload {
+// --- processes -------------------------------------------------------------------
+
+interface Server {
   name: string;
-  query: string;
-  minimumCalls: number;
-  rounds: number;
+  pid: number;
+  /** What the process printed as ready, parsed. */
+  ready: Record<string, string>;
+  stop(): Promise<void>;
 }
 
-async function loadWorkloads(): Promise<Workload[]> {
-  const dir = new URL('./workloads/', import.meta.url);
-  const files = (await readdir(dir)).filter((f) => f.endsWith('.graphql')).sort();
-  return Promise.all(
-    files.map(async (file) => {
-      const query = await readFile(new URL(file, dir), 'utf8');
-      const header = (key: string) => Number(new RegExp(`^# ${key}: (\\d+)`, 'm').exec(query)?.[1] ?? 'NaN');
-      return { name: file.replace(/\.graphql$/, ''), query, minimumCalls: header('minimum-calls'), rounds: header('rounds') };
-    }),
+/** Spawns a process and resolves once `parseReady` accepts a line of its stdout. */
+function startProcess(
+  name: string,
+  args: string[],
+  env: Record<string, string>,
+  parseReady: (line: string) => Record<string, string> | null,
+): Promise<Server> {
+  const child: ChildProcess = spawn(process.execPath, args, {
+    cwd: new URL('.', ROOT),
+    env: { ...process.env, NODE_ENV: 'production', NODE_OPTIONS: flags['node-options'] ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name} did not start within 30 s`)), 30_000);
+    child.once('exit', (code) => reject(new Error(`${name} exited with ${code} before it was ready`)));
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      const ready = parseReady(line);
+      if (!ready) return;
+      clearTimeout(timer);
+      resolve({
+        name,
+        pid: child.pid ?? 0,
+        ready,
+        async stop() {
+          child.kill('SIGTERM');
+          await exited;
+        },
+      });
+    });
+  });
+}
+
+const json = (line: string): Record<string, string> | null => (line.startsWith('{') ? (JSON.parse(line) as Record<string, string>) : null);
+
+function startSandbox(): Promise<Server> {
+  return startProcess('sandbox', ['dist/bench/sandbox-process.js', ...(flags.render ? ['--render'] : [])], {}, json);
+}
+
+/** node flags that write a CPU profile of the process to bench/results/profiles/<name>/ on exit, with --profile. */
+function profileFlags(name: string): string[] {
+  return flags.profile ? ['--cpu-prof', `--cpu-prof-dir=${new URL(`profiles/${name}/`, RESULTS).pathname}`] : [];
+}
+
+function startGateway(upstreams: Record<string, string>): Promise<Server> {
+  return startProcess(
+    'gateway',
+    [...profileFlags('gateway'), 'dist/src/main.js', 'serve'],
+    {
+      GITLAB_URL: upstreams.gitlab ?? '',
+      HUBZILLA_URL: upstreams.hubzilla ?? '',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      UPSTREAM_CONNECTIONS: String(CONNECTIONS),
+    },
+    (line) => {
+      const url = /GraphiQL at (\S+)/.exec(line)?.[1];
+      return url ? { url } : null;
+    },
   );
+}
+
+function startPlain(upstreams: Record<string, string>): Promise<Server> {
+  return startProcess(
+    'plain',
+    [...profileFlags('plain'), 'dist/bench/plain-client.js', '--gitlab', upstreams.gitlab ?? '', '--hubzilla', upstreams.hubzilla ?? '', '--connections', String(CONNECTIONS)],
+    {},
+    json,
+  );
+}
+
+// --- what /proc says about a process --------------------------------------------
+
+/** CPU time (user + system) the process has used, in ms. */
+async function cpuMs(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // Fields 14 and 15 of proc(5), counted from the state (field 3).
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+
+/** Resets the process's peak RSS (VmHWM) to its current RSS; false where the kernel does not allow it. */
+async function resetPeakRss(pid: number): Promise<boolean> {
+  try {
+    await writeFile(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Peak RSS (VmHWM) in MB. */
+async function peakRssMb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? Number.NaN) / 1024;
+}
+
+// --- load ------------------------------------------------------------------------
+
+interface Target {
+  name: 'gateway' | 'plain';
+  server: Server;
+  url: URL;
+}
+
+/** A client that posts one workload to a target over `concurrency` keep-alive connections. */
+function loadClient(target: Target, workload: Workload, concurrency: number) {
+  const pool = new Pool(target.url.origin, { connections: concurrency, pipelining: 1 });
+  const body = JSON.stringify({ query: workload.query, operationName: workload.operationName });
+  const headers = { 'content-type': 'application/json', accept: 'application/json', ...gatewayCredentials(workload) };
+
+  async function send(): Promise<string> {
+    const response = await pool.request({ method: 'POST', path: target.url.pathname, headers, body });
+    const text = await response.body.text();
+    if (response.statusCode !== 200 || !text.startsWith('{"data"') || text.includes('"errors":[')) {
+      throw new Error(`${target.name} ${workload.name}: ${response.statusCode} ${text.slice(0, 300)}`);
+    }
+    return text;
+  }
+
+  /** Keeps `concurrency` requests in flight for `seconds`, then waits for the last ones; latencies in ms, sorted. */
+  async function drive(seconds: number): Promise<{ latencies: number[]; elapsedS: number }> {
+    const latencies: number[] = [];
+    const started = performance.now();
+    const deadline = started + seconds * 1000;
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (performance.now() < deadline) {
+          const t0 = performance.now();
+          await send();
+          latencies.push(performance.now() - t0);
+        }
+      }),
+    );
+    return { latencies: latencies.sort((a, b) => a - b), elapsedS: (performance.now() - started) / 1000 };
+  }
+
+  return { send, drive, close: () => pool.close() };
 }
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? Number.NaN;
 }
 
-async function main(): Promise<void> {
-  const sandbox = await startGitlabSandbox({ latencyMs });
-  const app = buildApp({ config: loadConfig({ UPSTREAM_CONNECTIONS: '128' }, []), gitlabUrl: new URL(sandbox.url) });
-  const url = await app.listen(0, '127.0.0.1');
-  const rows: Record<string, number | string>[] = [];
+interface Measurement {
+  requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  cpuMsPerRequest: number;
+  sandboxCpuMsPerRequest: number;
+  peakRssMb: number;
+  callsPerRequest: number;
+}
+
+async function upstreamCalls(control: string): Promise<number> {
+  const response = await fetch(`${control}/stats`);
+  const counts = (await response.json()) as { gitlab: number; hubzilla: number };
+  return counts.gitlab + counts.hubzilla;
+}
+
+/** One measured run: warm up, reset the counters, drive for SECONDS, read them again. */
+async function measure(target: Target, workload: Workload, concurrency: number, sandbox: Server): Promise<Measurement> {
+  const client = loadClient(target, workload, concurrency);
   try {
-    for (const workload of await loadWorkloads()) {
-      const body = JSON.stringify({ query: workload.query });
-      const send = async () => {
-        const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'private-token': 'demo-token' }, body });
-        const result = (await response.json()) as { errors?: unknown[] };
-        if (result.errors) throw new Error(`${workload.name}: ${JSON.stringify(result.errors).slice(0, 300)}`);
-      };
-      await send();
-      for (const concurrency of concurrencies) {
-        const latencies: number[] = [];
-        const callsBefore = app.gitlab.calls;
-        const started = performance.now();
-        const deadline = started + seconds * 1000;
-        await Promise.all(
-          Array.from({ length: concurrency }, async () => {
-            while (performance.now() < deadline) {
-              const t0 = performance.now();
-              await send();
-              latencies.push(performance.now() - t0);
-            }
-          }),
-        );
-        const elapsed = (performance.now() - started) / 1000;
-        latencies.sort((a, b) => a - b);
-        const criticalPath = workload.rounds * latencyMs;
-        const callsPerRequest = (app.gitlab.calls - callsBefore) / latencies.length;
-        rows.push({
-          workload: workload.name,
-          concurrency,
-          'req/s': Number((latencies.length / elapsed).toFixed(1)),
-          'p50 ms': Number(percentile(latencies, 50).toFixed(1)),
-          'p99 ms': Number(percentile(latencies, 99).toFixed(1)),
-          'calls/req': Number(callsPerRequest.toFixed(2)),
-          'min calls': workload.minimumCalls,
-          'critical path ms': criticalPath,
-          'p50/critical': criticalPath ? Number((percentile(latencies, 50) / criticalPath).toFixed(2)) : '-',
-        });
+    await client.drive(WARMUP);
+    const pid = target.server.pid;
+    const rssReset = await resetPeakRss(pid);
+    const [cpu0, sandboxCpu0, calls0] = [await cpuMs(pid), await cpuMs(sandbox.pid), await upstreamCalls(sandbox.ready.control ?? '')];
+    const { latencies, elapsedS } = await client.drive(SECONDS);
+    const [cpu1, sandboxCpu1, calls1] = [await cpuMs(pid), await cpuMs(sandbox.pid), await upstreamCalls(sandbox.ready.control ?? '')];
+    const n = latencies.length;
+    return {
+      requests: n,
+      rps: n / elapsedS,
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      cpuMsPerRequest: (cpu1 - cpu0) / n,
+      sandboxCpuMsPerRequest: (sandboxCpu1 - sandboxCpu0) / n,
+      peakRssMb: rssReset ? await peakRssMb(pid) : Number.NaN,
+      callsPerRequest: (calls1 - calls0) / n,
+    };
+  } finally {
+    await client.close();
+  }
+}
+
+// --- report ----------------------------------------------------------------------
+
+interface Row {
+  workload: string;
+  latencyMs: number;
+  concurrency: number;
+  minimumCalls: number;
+  criticalPathMs: number;
+  gateway: Measurement;
+  plain: Measurement;
+}
+
+const fixed = (value: number, digits = 1): string => (Number.isFinite(value) ? value.toFixed(digits) : '-');
+
+function table(rows: Row[]): string {
+  const head = [
+    'workload', 'lat ms', 'c', 'req/s gw', 'req/s plain', 'gw/plain', 'p50 gw', 'p50 plain', 'p99 gw', 'p99 plain',
+    'CPU ms/req gw', 'CPU plain', 'gw/plain', 'RSS MB gw', 'RSS plain', 'calls/req', 'min', 'p50/crit gw', 'p50/crit plain',
+  ];
+  const body = rows.map((r) => [
+    r.workload, String(r.latencyMs), String(r.concurrency),
+    fixed(r.gateway.rps), fixed(r.plain.rps), fixed(r.gateway.rps / r.plain.rps, 2),
+    fixed(r.gateway.p50), fixed(r.plain.p50), fixed(r.gateway.p99), fixed(r.plain.p99),
+    fixed(r.gateway.cpuMsPerRequest, 2), fixed(r.plain.cpuMsPerRequest, 2), fixed(r.gateway.cpuMsPerRequest / r.plain.cpuMsPerRequest, 2),
+    fixed(r.gateway.peakRssMb, 0), fixed(r.plain.peakRssMb, 0),
+    fixed(r.gateway.callsPerRequest, 2), String(r.minimumCalls),
+    r.criticalPathMs ? fixed(r.gateway.p50 / r.criticalPathMs, 2) : '-', r.criticalPathMs ? fixed(r.plain.p50 / r.criticalPathMs, 2) : '-',
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]?.length ?? 0)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(' | ')} |`;
+  return [line(head), `|${widths.map((w, i) => (i === 0 ? `:${'-'.repeat(w + 1)}` : `${'-'.repeat(w + 1)}:`)).join('|')}|`, ...body.map(line)].join('\n');
+}
+
+interface TargetCheck {
+  target: string;
+  value: string;
+  met: boolean;
+}
+
+/** The issue's targets, each as a ratio measured in this run. */
+function targets(rows: Row[]): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  const calls = rows.filter((r) => r.latencyMs === 0);
+  if (calls.length) {
+    const worst = calls.map((r) => r.gateway.callsPerRequest / r.minimumCalls).reduce((a, b) => Math.max(a, b), 0);
+    checks.push({ target: 'upstream calls = minimum on every workload', value: `worst ${fixed(worst, 3)}x the minimum`, met: worst <= 1 });
+  }
+  const main = rows.find((r) => r.workload === 'projects-jobs-100x20' && r.latencyMs === 0 && r.concurrency === 16);
+  if (main) {
+    const throughput = main.gateway.rps / main.plain.rps;
+    checks.push({ target: '100x20 at 16 clients: throughput >= 0.8x plain', value: `${fixed(throughput, 2)}x`, met: throughput >= 0.8 });
+  }
+  const latency = rows.find((r) => r.workload === 'projects-jobs-100x20' && r.latencyMs === 20 && r.concurrency === 1);
+  if (latency) {
+    const ratio = latency.gateway.p50 / latency.criticalPathMs;
+    checks.push({ target: '100x20, 20 ms/call, 1 client: p50 <= 1.25x critical path', value: `${fixed(ratio, 2)}x (${fixed(latency.gateway.p50)} ms / ${latency.criticalPathMs} ms)`, met: ratio <= 1.25 });
+  }
+  if (main) {
+    const cpu = main.gateway.cpuMsPerRequest / main.plain.cpuMsPerRequest;
+    checks.push({ target: '100x20 at 16 clients: gateway CPU/request <= 1.5x plain', value: `${fixed(cpu, 2)}x`, met: cpu <= 1.5 });
+  }
+  const peak = Math.max(...rows.map((r) => r.gateway.peakRssMb).filter(Number.isFinite));
+  if (Number.isFinite(peak)) {
+    const scaleFree = Math.max(...rows.filter((r) => !r.workload.startsWith('scale-1000')).map((r) => r.gateway.peakRssMb).filter(Number.isFinite));
+    checks.push({ target: 'gateway peak RSS < 250 MB', value: `${fixed(peak, 0)} MB on any run (${fixed(scaleFree, 0)} MB without scale-1000)`, met: peak < 250 });
+  }
+  return checks;
+}
+
+// --- main ------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  if (!flags['no-build']) {
+    // The gateway as `npm run build` makes it; the sandbox front and the plain client compiled alike.
+    for (const args of [['run', 'build'], ['exec', '--', 'tsc', '-p', 'bench/tsconfig.json']]) {
+      const build = spawnSync('npm', args, { cwd: new URL('.', ROOT), stdio: 'inherit' });
+      if (build.status !== 0) throw new Error(`npm ${args.join(' ')} failed`);
+    }
+  }
+  let workloads = await loadWorkloads();
+  if (flags.only) {
+    const only = flags.only.split(',');
+    workloads = workloads.filter((w) => only.includes(w.name));
+  }
+  await mkdir(RESULTS, { recursive: true });
+
+  const loadBefore = loadavg()[0] ?? 0;
+  const sandbox = await startSandbox();
+  const setLatency = async (ms: number) => {
+    await fetch(`${sandbox.ready.control}/latency?ms=${ms}`, { method: 'PUT' });
+  };
+  const phases = [
+    { latencyMs: 0, concurrencies: CONCURRENCIES },
+    ...(LATENCY_MS > 0 ? [{ latencyMs: LATENCY_MS, concurrencies: [1] }] : []),
+  ];
+  const rows: Row[] = [];
+  try {
+    for (const workload of workloads) {
+      // Fresh server processes per workload: a peak RSS then belongs to that workload alone.
+      const gateway = await startGateway(sandbox.ready);
+      const plain = await startPlain(sandbox.ready).catch(async (error: unknown) => {
+        await gateway.stop();
+        throw error;
+      });
+      try {
+        const [gatewayTarget, plainTarget]: Target[] = [
+          { name: 'gateway', server: gateway, url: new URL(gateway.ready.url ?? '') },
+          { name: 'plain', server: plain, url: new URL(plain.ready.url ?? '') },
+        ];
+        // Both answer with the same data, or the comparison means nothing.
+        await setLatency(0);
+        const [fromGateway, fromPlain] = await Promise.all([gatewayTarget!, plainTarget!].map((t) => loadClient(t, workload, 1).send()));
+        if (!isDeepStrictEqual(JSON.parse(fromGateway ?? ''), JSON.parse(fromPlain ?? ''))) {
+          throw new Error(`${workload.name}: the gateway and the plain client answer differently`);
+        }
+        for (const phase of phases) {
+          await setLatency(phase.latencyMs);
+          for (const concurrency of phase.concurrencies) {
+            const gw = await measure(gatewayTarget!, workload, concurrency, sandbox);
+            const pl = await measure(plainTarget!, workload, concurrency, sandbox);
+            rows.push({
+              workload: workload.name,
+              latencyMs: phase.latencyMs,
+              concurrency,
+              minimumCalls: workload.minimumCalls,
+              criticalPathMs: workload.rounds * phase.latencyMs,
+              gateway: gw,
+              plain: pl,
+            });
+            console.error(`${workload.name} latency ${phase.latencyMs} c${concurrency}: gateway ${fixed(gw.rps)} req/s, plain ${fixed(pl.rps)} req/s`);
+          }
+        }
+      } finally {
+        await plain.stop();
+        await gateway.stop();
       }
     }
   } finally {
-    await app.close();
-    await sandbox.close();
+    await sandbox.stop();
   }
-  console.table(rows);
-  const out = new URL('./results/', import.meta.url);
-  await mkdir(out, { recursive: true });
-  await writeFile(new URL('latest.json', out), `${JSON.stringify({ latencyMs, seconds, rows }, null, 2)}\n`);
+
+  const checks = targets(rows);
+  const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim();
+  const report = [
+    `Gateway vs plain REST client, ${SECONDS} s per run after ${WARMUP} s warm-up, ${CONNECTIONS} upstream connections, ` +
+      `throughput runs at 0 ms sandbox latency, latency runs at ${LATENCY_MS} ms, upstream answers ${flags.render ? 'rendered on every call' : 'memoized'}, ` +
+      `NODE_OPTIONS "${flags['node-options']}", load average ${fixed(loadBefore, 2)} before and ${fixed(loadavg()[0] ?? 0, 2)} after ` +
+      `(other work on the machine skews absolute numbers; both sides share it) (${new Date().toISOString()}).`,
+    '',
+    table(rows),
+    '',
+    ...checks.map((c) => `- ${c.met ? 'met    ' : 'NOT met'} ${c.target}: ${c.value}`),
+  ].join('\n');
+  console.log(report);
+  const settings = {
+    command, seconds: SECONDS, warmup: WARMUP, connections: CONNECTIONS, latencyMs: LATENCY_MS, memoizedUpstream: !flags.render, nodeOptions: flags['node-options'],
+    loadAverage: { before: loadBefore, after: loadavg()[0] ?? 0 },
+  };
+  await writeFile(new URL('latest.json', RESULTS), `${JSON.stringify({ ...settings, rows, targets: checks }, null, 2)}\n`);
+  await writeFile(new URL('latest.md', RESULTS), `${report}\n`);
 }
 
 main().catch((error: unknown) => {

@@ -140,39 +140,7 @@ export function seedCi(store: GitlabStore, now: number, options: CiSeedOptions):
     },
   ];
 
-  for (const seed of pipelines) {
-    const pipeline: SandboxPipeline = {
-      id: seed.id,
-      iid: seed.iid,
-      projectId: seed.projectId,
-      ref: seed.ref,
-      tag: seed.tag ?? false,
-      sha: sha(`${seed.projectId}-${seed.iid}`),
-      beforeSha: sha(`${seed.projectId}-${seed.iid - 1}`),
-      source: 'push',
-      status: 'created',
-      userId: seed.userId,
-      createdAt: seed.createdAt,
-      updatedAt: seed.createdAt,
-      startedAt: seed.createdAt + 5_000,
-      finishedAt: null,
-      commitMessage: seed.message,
-      commitAuthorId: seed.userId,
-    };
-    store.pipelines.set(pipeline.id, pipeline);
-    store.reserveId('pipeline', pipeline.id);
-    const finishedPipeline = seed.createdAt < now - 3_600_000;
-    for (const jobSeed of seed.jobs) {
-      const job = seedJob(pipeline, seed, jobSeed, finishedPipeline, now, options);
-      store.jobs.set(job.id, job);
-      store.reserveId('job', job.id);
-    }
-    const jobs = store.pipelineJobs(pipeline.id);
-    pipeline.status = compositeStatus(jobs);
-    const ends = jobs.map((job) => job.finishedAt ?? 0);
-    pipeline.finishedAt = ['success', 'failed', 'canceled', 'skipped'].includes(pipeline.status) ? Math.max(...ends) : null;
-    pipeline.updatedAt = Math.max(pipeline.createdAt, ...ends, ...jobs.map((job) => job.startedAt ?? 0));
-  }
+  for (const seed of pipelines) addPipeline(store, seed, now, options);
 
   store.jobTokens.set(SEED_JOB_TOKEN, { token: SEED_JOB_TOKEN, jobId: 1013 });
   seedHooks(store);
@@ -183,6 +151,91 @@ export function seedCi(store: GitlabStore, now: number, options: CiSeedOptions):
     commitCommitterCheck: false, commitCommitterNameCheck: false, rejectUnsignedCommits: false, rejectNonDcoCommits: false,
   });
   store.reserveId('push_rule', 1);
+}
+
+/** First id of the generated bulk pipelines and of their jobs (seedBulkCi). */
+export const BULK_PIPELINE_FIRST_ID = 100_001;
+export const BULK_JOB_FIRST_ID = 100_001;
+const BULK_STAGES = ['build', 'test', 'deploy'];
+
+/**
+ * Generated finished CI for load tests: for each `[projectId, jobCount, userId]`,
+ * pipelines on main of `perPipeline` jobs each (the last one may hold fewer)
+ * until the project has `jobCount` more jobs. Jobs cycle through the stages
+ * build, test, deploy; every tenth job failed (script_failure), the rest
+ * succeeded. Pipeline and job ids count up from 100,001 in project order.
+ */
+export function seedBulkCi(
+  store: GitlabStore,
+  now: number,
+  projects: readonly (readonly [projectId: number, jobCount: number, userId: number])[],
+  perPipeline: number,
+): void {
+  let pipelineId = BULK_PIPELINE_FIRST_ID;
+  let jobId = BULK_JOB_FIRST_ID;
+  const base = t('2022-06-01T00:00:00.000Z');
+  for (const [projectId, jobCount, userId] of projects) {
+    let iid = 1_000;
+    for (let done = 0; done < jobCount; done += perPipeline) {
+      const size = Math.min(perPipeline, jobCount - done);
+      const jobs: JobSeed[] = Array.from({ length: size }, (_, n) => {
+        const id = jobId++;
+        const failed = id % 10 === 0;
+        return {
+          id,
+          name: `${BULK_STAGES[n % BULK_STAGES.length] ?? 'test'}-${n + 1}`,
+          stage: n % BULK_STAGES.length,
+          status: failed ? 'failed' : 'success',
+          ...(failed ? { failureReason: 'script_failure' } : {}),
+        };
+      });
+      addPipeline(
+        store,
+        {
+          id: pipelineId, iid: iid++, projectId, ref: 'main', userId, message: `Bulk pipeline ${pipelineId}\n`,
+          createdAt: base + (pipelineId - BULK_PIPELINE_FIRST_ID) * 60_000, stages: BULK_STAGES, jobs,
+        },
+        now,
+        { largeArtifactBytes: null },
+      );
+      pipelineId++;
+    }
+  }
+}
+
+/** Stores a pipeline and its jobs, then derives the pipeline's status and times from the jobs. */
+function addPipeline(store: GitlabStore, seed: PipelineSeed, now: number, options: CiSeedOptions): void {
+  const pipeline: SandboxPipeline = {
+    id: seed.id,
+    iid: seed.iid,
+    projectId: seed.projectId,
+    ref: seed.ref,
+    tag: seed.tag ?? false,
+    sha: sha(`${seed.projectId}-${seed.iid}`),
+    beforeSha: sha(`${seed.projectId}-${seed.iid - 1}`),
+    source: 'push',
+    status: 'created',
+    userId: seed.userId,
+    createdAt: seed.createdAt,
+    updatedAt: seed.createdAt,
+    startedAt: seed.createdAt + 5_000,
+    finishedAt: null,
+    commitMessage: seed.message,
+    commitAuthorId: seed.userId,
+  };
+  store.pipelines.set(pipeline.id, pipeline);
+  store.reserveId('pipeline', pipeline.id);
+  const finishedPipeline = seed.createdAt < now - 3_600_000;
+  for (const jobSeed of seed.jobs) {
+    const job = seedJob(pipeline, seed, jobSeed, finishedPipeline, now, options);
+    store.jobs.set(job.id, job);
+    store.reserveId('job', job.id);
+  }
+  const jobs = store.pipelineJobs(pipeline.id);
+  pipeline.status = compositeStatus(jobs);
+  const ends = jobs.map((job) => job.finishedAt ?? 0);
+  pipeline.finishedAt = ['success', 'failed', 'canceled', 'skipped'].includes(pipeline.status) ? Math.max(...ends) : null;
+  pipeline.updatedAt = Math.max(pipeline.createdAt, ...ends, ...jobs.map((job) => job.startedAt ?? 0));
 }
 
 function seedJob(

@@ -37,6 +37,10 @@
  *          fork 17 (id 30, alice/core-fork-17) private and fork 18 (id 31, bob/core-fork-18) internal.
  *          Anonymous sees 18 forks, demo and bob 19, alice and root 20.
  *   bulk: ids 1001.. in group `bulk`, public, path bulk-project-N, created before every seeded project.
+ *   bulk forks (only with `bulkForks: { count, parents }`, which needs bulkPublicProjects >= parents):
+ *          ids 100001.., path bulk-fork-N, name "Bulk Fork N", public, in the personal namespaces
+ *          demo, alice, bob, root in turn (so each has an owner), fork N of bulk project
+ *          1001 + (N - 1) % parents: many forks share a few parents.
  *
  * Demo's starred projects: 1, 5, 11. Root (admin) sees everything but is a member of nothing
  * except its own namespace and the bulk group. Every project has statistics; timestamps are fixed.
@@ -73,6 +77,11 @@
  *   a job demo retries or plays becomes demo's, and demo may erase it once it has finished.
  *   Finished jobs have traces; created, pending, manual and skipped ones have none. New ids (retry)
  *   continue after 4002; new pipelines after 401.
+ *   BULK CI (only with `bulkJobs: { perProject, perPipeline, seeded }`, ci-seed.ts seedBulkCi):
+ *     every bulk project gets `perProject` finished jobs on main (run by root), and each seeded project
+ *     id in `seeded` that many more (run by alice), in pipelines of `perPipeline` (default 5) jobs;
+ *     stages build, test, deploy in turn; every tenth job failed (script_failure), the rest succeeded.
+ *     Pipeline and job ids count up from 100001, so they list before the seeded ones (newest first).
  * JOB TOKEN: sandbox-ci-job-token-1013 (job 1013, user alice), as JOB-TOKEN header or ?job_token=,
  *   on artifact downloads only. GitLab revokes a job token when its job ends; the sandbox keeps this
  *   one valid so tests do not race the clock.
@@ -84,7 +93,7 @@
  *   prevent_secrets); no other project has one.
  */
 import { createHash } from 'node:crypto';
-import { seedCi } from './ci-seed.js';
+import { seedBulkCi, seedCi } from './ci-seed.js';
 import { ACCESS, GitlabStore, type ProjectFeatures, type SandboxProject, type SandboxUser, type Visibility } from './store.js';
 
 /** A demo account of the sandbox and its personal access token. */
@@ -110,6 +119,8 @@ export const FORK_PARENT_ID = 1;
 export const FORK_COUNT = 20;
 /** First id of the generated bulk projects. */
 export const BULK_FIRST_ID = 1001;
+/** First id of the generated bulk forks. */
+export const BULK_FORK_FIRST_ID = 100_001;
 
 const t = (iso: string): number => Date.parse(iso);
 const DAY = 86_400_000;
@@ -232,6 +243,23 @@ export interface SeedOptions {
   now?: number;
   /** Size of job 1007's generated artifact file; default none (an ordinary small archive). */
   largeArtifactBytes?: number;
+  /** Generated public forks of the first bulk projects (BULK FORKS above). Default none. */
+  bulkForks?: BulkForksOptions;
+  /** Generated finished CI for bulk and seeded projects (BULK CI above). Default none. */
+  bulkJobs?: BulkJobsOptions;
+}
+
+/** `count` forks, ids from BULK_FORK_FIRST_ID, of the first `parents` bulk projects in turn. */
+export interface BulkForksOptions {
+  count: number;
+  parents: number;
+}
+
+/** Finished jobs: `perProject` for every bulk project, `seeded[id]` for seeded projects, `perPipeline` a pipeline (default 5). */
+export interface BulkJobsOptions {
+  perProject?: number;
+  perPipeline?: number;
+  seeded?: Readonly<Record<number, number>>;
 }
 
 /** Builds a fresh store holding the demo data described at the top of this file. */
@@ -379,7 +407,38 @@ export function seedStore(options: SeedOptions = {}): GitlabStore {
 
   const bulk = options.bulkPublicProjects ?? 0;
   if (bulk > 0) seedBulk(store, bulk);
+  if (options.bulkForks) seedBulkForks(store, options.bulkForks, bulk);
+  if (options.bulkJobs) {
+    const { perProject = 0, perPipeline = 5, seeded = {} } = options.bulkJobs;
+    if (!(Number.isInteger(perPipeline) && perPipeline >= 1)) throw new RangeError('bulkJobs.perPipeline must be a positive integer');
+    // Seeded projects' jobs are run by alice (Owner of platform), bulk ones by root (Owner of bulk).
+    const targets: [number, number, number][] = Object.entries(seeded).map(([id, count]) => [Number(id), count, 3]);
+    if (perProject > 0) for (let n = 0; n < bulk; n++) targets.push([BULK_FIRST_ID + n, perProject, 1]);
+    for (const [id] of targets) if (!store.projects.has(id)) throw new RangeError(`bulkJobs: no project ${id}`);
+    seedBulkCi(store, options.now ?? t('2024-04-01T12:00:00.000Z'), targets, perPipeline);
+  }
   return store;
+}
+
+/** Public forks in personal namespaces, many sharing each of a few bulk parents. */
+function seedBulkForks(store: GitlabStore, { count, parents }: BulkForksOptions, bulk: number): void {
+  if (!(Number.isInteger(parents) && parents >= 1 && parents <= bulk)) throw new RangeError('bulkForks.parents must be from 1 to bulkPublicProjects');
+  const namespaces = [2, 3, 4, 1];
+  const base = t('2021-01-01T00:00:00.000Z');
+  for (let n = 1; n <= count; n++) {
+    const namespaceId = namespaces[(n - 1) % namespaces.length] ?? 2;
+    const at = base + n * 60_000;
+    store.addProject({
+      ...makeProject({
+        id: BULK_FORK_FIRST_ID + n - 1, name: `Bulk Fork ${n}`, path: `bulk-fork-${n}`, namespaceId, visibility: 'public', creatorId: namespaceId,
+        createdAt: '2021-01-01T00:00:00.000Z', updatedAt: '2021-01-01T00:00:00.000Z', lastActivityAt: '2021-01-01T00:00:00.000Z',
+        description: null, commitCount: 1, openIssuesCount: 0, forkedFromId: BULK_FIRST_ID + ((n - 1) % parents),
+      }),
+      createdAt: at,
+      updatedAt: at,
+      lastActivityAt: at,
+    });
+  }
 }
 
 /** Public filler projects so lists can exceed GitLab's 10,000-item count limit. */

@@ -23,10 +23,10 @@ import { CiRunner } from './ci-runner.js';
 import { SandboxClock } from './clock.js';
 import { HookDeliverer, type HookDelivery } from './hook-delivery.js';
 import { matchRoute, ROUTES } from './routes.js';
-import { seedStore } from './seed.js';
+import { seedStore, type BulkForksOptions, type BulkJobsOptions } from './seed.js';
 import { MAX_GENERATED_BYTES } from './zip-archive.js';
 
-export { DEMO_USERS, type DemoUser } from './seed.js';
+export { DEMO_USERS, type BulkForksOptions, type BulkJobsOptions, type DemoUser } from './seed.js';
 export { LARGE_ARTIFACT_JOB_ID, LARGE_ARTIFACT_PATH, SEED_JOB_TOKEN } from './ci-seed.js';
 export { MANUAL_CLOCK_START, STEP_MS } from './clock.js';
 export type { HookDelivery } from './hook-delivery.js';
@@ -75,6 +75,10 @@ export interface GitlabSandboxOptions {
   latencyMs?: number;
   /** Extra generated public projects (group `bulk`, ids from 1001), so lists can exceed 10,000 items; default 0. */
   bulkPublicProjects?: number;
+  /** Generated public forks sharing a few bulk parents (seed.ts, "bulk forks"); default none. */
+  bulkForks?: BulkForksOptions;
+  /** Generated finished pipelines and jobs for bulk and seeded projects (seed.ts, "BULK CI"); default none. */
+  bulkJobs?: BulkJobsOptions;
   /**
    * 'real' (default): pipelines and forks advance in real time, one step
    * every STEP_MS (3 s). 'manual': nothing moves until `advance(ms)`;
@@ -143,7 +147,13 @@ export async function startGitlabSandbox(options: GitlabSandboxOptions = {}): Pr
   }
   let ci: CiRunner | null = null;
   const clock = new SandboxClock(options.clock ?? 'real', (now) => ci?.runDue(now));
-  const store = seedStore({ bulkPublicProjects: options.bulkPublicProjects ?? 0, now: clock.now(), largeArtifactBytes });
+  const store = seedStore({
+    bulkPublicProjects: options.bulkPublicProjects ?? 0,
+    now: clock.now(),
+    largeArtifactBytes,
+    bulkForks: options.bulkForks,
+    bulkJobs: options.bulkJobs,
+  });
   const deliverer = new HookDeliverer(store);
   ci = new CiRunner(store, (event) => deliverer.deliver(event));
   ci.clock = clock;

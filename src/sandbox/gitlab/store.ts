@@ -281,6 +281,58 @@ export const LICENSES: Readonly<Record<string, License>> = {
   'cc0-1.0': { key: 'cc0-1.0', name: 'Creative Commons Zero v1.0 Universal', nickname: null, htmlUrl: 'https://choosealicense.com/licenses/cc0-1.0/', sourceUrl: 'https://creativecommons.org/publicdomain/zero/1.0/legalcode' },
 };
 
+/**
+ * The jobs map, indexed by project and by pipeline, so that per-project and
+ * per-pipeline lists do not scan every job once bulk seeding adds thousands.
+ * A job's projectId and pipelineId never change after it is stored.
+ */
+export class JobMap extends Map<number, SandboxJob> {
+  private readonly byProject = new Map<number, Set<SandboxJob>>();
+  private readonly byPipeline = new Map<number, Set<SandboxJob>>();
+
+  override set(id: number, job: SandboxJob): this {
+    const old = super.get(id);
+    if (old) this.unindex(old);
+    super.set(id, job);
+    this.index(this.byProject, job.projectId, job);
+    this.index(this.byPipeline, job.pipelineId, job);
+    return this;
+  }
+
+  override delete(id: number): boolean {
+    const old = super.get(id);
+    if (old) this.unindex(old);
+    return super.delete(id);
+  }
+
+  override clear(): void {
+    this.byProject.clear();
+    this.byPipeline.clear();
+    super.clear();
+  }
+
+  /** The jobs of a project, in no particular order. */
+  ofProject(projectId: number): SandboxJob[] {
+    return [...(this.byProject.get(projectId) ?? [])];
+  }
+
+  /** The jobs of a pipeline, in no particular order. */
+  ofPipeline(pipelineId: number): SandboxJob[] {
+    return [...(this.byPipeline.get(pipelineId) ?? [])];
+  }
+
+  private index(map: Map<number, Set<SandboxJob>>, key: number, job: SandboxJob): void {
+    let jobs = map.get(key);
+    if (!jobs) map.set(key, (jobs = new Set()));
+    jobs.add(job);
+  }
+
+  private unindex(job: SandboxJob): void {
+    this.byProject.get(job.projectId)?.delete(job);
+    this.byPipeline.get(job.pipelineId)?.delete(job);
+  }
+}
+
 export class GitlabStore {
   readonly users = new Map<number, SandboxUser>();
   readonly tokens = new Map<string, SandboxToken>();
@@ -294,7 +346,7 @@ export class GitlabStore {
   /** User id -> ids of the projects the user starred. */
   readonly stars = new Map<number, Set<number>>();
   readonly pipelines = new Map<number, SandboxPipeline>();
-  readonly jobs = new Map<number, SandboxJob>();
+  readonly jobs = new JobMap();
   readonly hooks = new Map<number, SandboxHook>();
   /** Project id -> its push rule (at most one per project). */
   readonly pushRules = new Map<number, SandboxPushRule>();
@@ -408,14 +460,12 @@ export class GitlabStore {
 
   /** A project's jobs, newest (highest id) first, as GitLab's jobs API orders them. */
   jobsOf(projectId: number): SandboxJob[] {
-    return [...this.jobs.values()].filter((job) => job.projectId === projectId).sort((a, b) => b.id - a.id);
+    return this.jobs.ofProject(projectId).sort((a, b) => b.id - a.id);
   }
 
   /** A pipeline's jobs in stage order, then by id. */
   pipelineJobs(pipelineId: number): SandboxJob[] {
-    return [...this.jobs.values()]
-      .filter((job) => job.pipelineId === pipelineId)
-      .sort((a, b) => a.stageIndex - b.stageIndex || a.id - b.id);
+    return this.jobs.ofPipeline(pipelineId).sort((a, b) => a.stageIndex - b.stageIndex || a.id - b.id);
   }
 
   star(userId: number, projectId: number): void {

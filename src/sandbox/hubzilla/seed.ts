@@ -44,6 +44,9 @@
  *     (sunrise.png, harbour.png), 2026-11 (team.png), "Lisbon offsite: the team's best
  *     shots" (tram.png, castle.png); every photo is 64x48 with scales 0-3. Hashes: see
  *     `seedFacts()`.
+ *   - Bulk files (only with the `bulkFiles: n` option, added after everything above so no other
+ *     id or hash moves): folder `Bulk` (2026-11-20 08:00:00) holding bulk-0001.txt .. bulk-n.txt,
+ *     text/plain, "Bulk file i of the demo channel.\n", created one second apart after the folder.
  * Channel `demo-projects`: 3 wall posts, group Friends, no files and no albums.
  * Channel `alice`: 2 wall posts, group Friends (alice, demo), file alice-notes.txt.
  */
@@ -454,8 +457,14 @@ interface ItemSpec {
   row?: ItemRow;
 }
 
+/** Options of `seedStore`; every one defaults to the demo data above alone. */
+export interface SeedOptions {
+  /** Extra small text files in folder `Bulk` of channel demo, for file-listing load tests; default 0. */
+  bulkFiles?: number;
+}
+
 /** Builds a freshly seeded store (see the file comment for what it holds). */
-export function seedStore(): { store: Store; facts: SeedFacts } {
+export function seedStore(options: SeedOptions = {}): { store: Store; facts: SeedFacts } {
   const store = new Store();
   const t0 = '2026-08-20 08:00:00';
   store.accounts.push(
@@ -688,6 +697,18 @@ export function seedStore(): { store: Store; facts: SeedFacts } {
   for (const c of [demo, projects, alice]) {
     const last = store.items.filter((i) => i.uid === c.channel_id && i.item_wall === 1).reduce((m, i) => (i.created > m ? i.created : m), c.channel_lastpost);
     c.channel_lastpost = last;
+  }
+  const bulkFiles = options.bulkFiles ?? 0;
+  if (bulkFiles > 0) {
+    const folder = ensureFolder(store, demo, 'Bulk', '2026-11-20 08:00:00');
+    for (let i = 1; i <= bulkFiles; i++) {
+      storeFile(store, demo, folder, {
+        filename: `bulk-${String(i).padStart(4, '0')}.txt`,
+        filetype: 'text/plain',
+        data: Buffer.from(`Bulk file ${i} of the demo channel.\n`),
+        created: addSeconds('2026-11-20 08:00:00', i),
+      });
+    }
   }
 
   const facts: SeedFacts = {

@@ -63,6 +63,8 @@ export interface HubzillaSandboxOptions {
   host?: string;
   /** Delay before every response, in milliseconds; default 0. */
   latencyMs?: number;
+  /** Extra text files in folder `Bulk` of channel demo (seed.ts); default 0. */
+  bulkFiles?: number;
 }
 
 export interface HubzillaSandbox {
@@ -225,7 +227,7 @@ function serve(store: Store, sessions: SessionTable, req: IncomingMessage, res: 
 
 /** Starts a sandbox with freshly seeded state on `options.host:options.port`. */
 export async function startHubzillaSandbox(options: HubzillaSandboxOptions = {}): Promise<HubzillaSandbox> {
-  const { store } = seedStore();
+  const { store } = seedStore({ bulkFiles: options.bulkFiles ?? 0 });
   const sessions = new SessionTable();
   const requests: RecordedRequest[] = [];
   const faults: FaultRule[] = [];

@@ -1,0 +1,75 @@
+/**
+ * The benchmark's workloads (bench/workloads/*.graphql) cost exactly the
+ * upstream calls their header names as the REST API's minimum, and the plain
+ * REST client the benchmark compares against makes those very calls and
+ * builds the very same data. Call counts only: the benchmark reports time.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ANSWERS } from '../../bench/plain/answers.js';
+import { createRestClient, type RestClient } from '../../bench/plain/rest.js';
+import { BENCH_GITLAB_OPTIONS, BENCH_HUBZILLA_OPTIONS } from '../../bench/sandbox-options.js';
+import { gatewayCredentials, loadWorkloads, type Workload } from '../../bench/workloads.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+
+const workloads = await loadWorkloads();
+let t: TestApp;
+let rest: RestClient;
+
+beforeAll(async () => {
+  t = await createTestApp({ sandbox: BENCH_GITLAB_OPTIONS, hubzillaSandbox: BENCH_HUBZILLA_OPTIONS });
+  rest = createRestClient({ gitlabUrl: t.sandbox.url, hubzillaUrl: t.hubzilla.url, connections: 8 });
+});
+
+afterAll(async () => {
+  await rest.close();
+  await t.close();
+});
+
+function resetCalls(): void {
+  t.resetCalls();
+  t.resetHubzillaCalls();
+}
+
+/** Upstream calls since the last reset, as comparable strings, sorted (concurrent calls arrive in any order). */
+function callsSince(): { gitlab: string[]; hubzilla: string[] } {
+  const show = (c: { method: string; path: string; query: Record<string, string[]> }) =>
+    `${c.method} ${c.path} ${JSON.stringify(Object.fromEntries(Object.entries(c.query).sort(([a], [b]) => a.localeCompare(b))))}`;
+  return { gitlab: t.calls().map(show).sort(), hubzilla: t.hubzillaCalls().map(show).sort() };
+}
+
+function plainCredentials(workload: Workload): Record<string, string> {
+  const headers = gatewayCredentials(workload);
+  const hubzilla = headers['x-hubzilla-authorization'];
+  return hubzilla ? { authorization: hubzilla } : headers;
+}
+
+describe('bench workloads', () => {
+  it('finds every workload the issue lists', () => {
+    expect(workloads.map((w) => w.name)).toEqual([
+      'channel-stream',
+      'file-listing',
+      'forks-shared-parents',
+      'project-detail',
+      'projects-jobs-100x20',
+      'scale-0010',
+      'scale-0100',
+      'scale-1000',
+    ]);
+  });
+
+  it.each(workloads.map((w) => [w.name, w] as const))('answers %s with exactly its minimum of upstream calls, the plain client\'s calls', async (_name, workload) => {
+    resetCalls();
+    const gateway = await t.gql(workload.query, undefined, { token: null, headers: gatewayCredentials(workload) });
+    expect(gateway.errors).toBeUndefined();
+    const gatewayCalls = callsSince();
+    expect(gatewayCalls[workload.upstream]).toHaveLength(workload.minimumCalls);
+    expect(gatewayCalls[workload.upstream === 'gitlab' ? 'hubzilla' : 'gitlab']).toEqual([]);
+
+    resetCalls();
+    const answer = ANSWERS[workload.operationName];
+    if (!answer) throw new Error(`no plain answer for ${workload.operationName}`);
+    const plain = await answer(rest.withCredentials(plainCredentials(workload)));
+    expect(callsSince()).toEqual(gatewayCalls);
+    expect(plain).toEqual(gateway.data);
+  });
+});
