@@ -1,8 +1,20 @@
 /** Turns an upstream window into the Relay connection shape Pothos serves. */
 import { encodeCursor, fetchWindow, type PageFetcher, type WindowArgs } from '../upstreams/pagination.js';
 
+/** An edge whose cursor is encoded only when a query selects it: lists of thousands rarely do. */
+class Edge<T> {
+  constructor(
+    readonly node: T,
+    private readonly offset: number,
+  ) {}
+
+  get cursor(): string {
+    return encodeCursor(this.offset);
+  }
+}
+
 export interface ConnectionResult<T> {
-  edges: { cursor: string; node: T }[];
+  edges: { readonly cursor: string; readonly node: T }[];
   pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
   totalCount: number | null;
 }
@@ -14,7 +26,7 @@ export async function resolveConnection<T>(
   fetchPage: PageFetcher<T>,
 ): Promise<ConnectionResult<T>> {
   const window = await fetchWindow(args, defaultPageSize, fetchPage);
-  const edges = window.items.map((node, i) => ({ cursor: encodeCursor(window.start + i), node }));
+  const edges = window.items.map((node, i) => new Edge(node, window.start + i));
   return {
     edges,
     pageInfo: {

@@ -2,9 +2,13 @@
 import { GraphQLError } from 'graphql';
 import { builder } from './builder.js';
 
+const CANONICAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
 builder.scalarType('DateTime', {
   description: 'A timestamp in ISO 8601, always in UTC, e.g. `2026-03-01T12:00:00.000Z`.',
   serialize: (value) => {
+    // Most upstream timestamps are already canonical: skip the Date round trip (thousands per list).
+    if (typeof value === 'string' && CANONICAL.test(value)) return value;
     const date = value instanceof Date ? value : new Date(String(value));
     if (Number.isNaN(date.getTime())) throw new GraphQLError(`"${String(value).slice(0, 40)}" is not a timestamp.`);
     return date.toISOString();

@@ -78,7 +78,9 @@ function toPage<T>(response: UpstreamResponse<T[]>): Page<T> {
 
 /** GitLab's job record does not name its project; every job path needs it, so the client adds it. */
 function withProject(job: JobRecord, projectId: number): JobRecord {
-  return { ...job, project_id: projectId };
+  // The record was parsed for this call alone: set the field rather than copy thousands of records.
+  job.project_id = projectId;
+  return job;
 }
 
 export class GitlabClient {

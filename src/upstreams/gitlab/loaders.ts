@@ -20,6 +20,7 @@ export class GitlabLoaders {
   private readonly projects: DataLoader<string, ProjectRecord | null>;
   private readonly languageLoader: DataLoader<string, LanguagesRecord | null>;
   private readonly jobLoader: DataLoader<string, JobRecord | null>;
+  private readonly listedJobs: (readonly JobRecord[])[] = [];
 
   constructor(readonly client: GitlabClient) {
     this.projects = new DataLoader(
@@ -48,12 +49,20 @@ export class GitlabLoaders {
 
   /** One job of a project. */
   job(projectId: number, jobId: number): Promise<JobRecord | null> {
+    for (const list of this.listedJobs) {
+      const listed = list.find((job) => job.id === jobId && job.project_id === projectId);
+      if (listed) return Promise.resolve(listed);
+    }
     return this.jobLoader.load(`${projectId}/${jobId}`);
   }
 
-  /** Primes the job loader with list results, so a later lookup of a listed job costs nothing. */
+  /**
+   * Remembers listed jobs, so a later lookup of one costs nothing. The lists
+   * are kept as they are and searched on a lookup, which is rare: priming
+   * a DataLoader or a map costs a promise or an entry for each of thousands.
+   */
   primeJobs(jobs: readonly JobRecord[]): void {
-    for (const job of jobs) this.jobLoader.prime(`${job.project_id}/${job.id}`, job);
+    this.listedJobs.push(jobs);
   }
 
   /** One project by id or full path, with statistics or license when asked. */
