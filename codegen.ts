@@ -1,15 +1,28 @@
 /**
  * `npm run codegen`: prints the schema built from src/schema to
- * schema/schema.graphql. A test fails when the committed file drifts.
+ * schema/schema.graphql (with its federation directives, which graphql's
+ * printSchema would drop), and typed documents for test/operations/*.graphql
+ * (the README's examples among them) to test/operations/generated/. A
+ * document the schema no longer accepts fails codegen and the typecheck; a
+ * test fails when a committed file drifts.
  */
 import type { CodegenConfig } from '@graphql-codegen/cli';
 import { printSchema } from 'graphql';
-import { buildSchema } from './src/schema/index.js';
+import { buildSchema, printSchemaSdl } from './src/schema/index.js';
+
+const schema = buildSchema();
 
 const config: CodegenConfig = {
-  schema: printSchema(buildSchema()),
+  schema: printSchema(schema),
+  emitLegacyCommonJSImports: false,
   generates: {
-    'schema/schema.graphql': { plugins: ['schema-ast'], config: { includeDirectives: true, sort: false } },
+    'schema/schema.graphql': { plugins: [{ add: { content: printSchemaSdl(schema) } }] },
+    'test/operations/generated/': {
+      preset: 'client',
+      documents: ['test/operations/*.graphql'],
+      presetConfig: { fragmentMasking: false, gqlTagName: 'graphql' },
+      config: { useTypeImports: true, enumsAsTypes: true, scalars: { DateTime: 'string', File: 'File', JSON: 'unknown', _Any: 'unknown' } },
+    },
   },
   silent: true,
 };

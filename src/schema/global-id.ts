@@ -16,3 +16,17 @@ export function decodeGlobalId(globalId: string): { typename: string; id: string
   if (!match || globalId.length > 512) throw new InputError(`"${globalId.slice(0, 80)}" is not a duograph global id.`, ['id']);
   return { typename: match[1] ?? '', id: match[2] ?? '' };
 }
+
+/**
+ * The local id inside a global id of `typename`; null for a malformed id or
+ * one of another type (a federated reference the gateway could not know is wrong).
+ */
+export function localIdOf(globalId: string, typename: string): string | null {
+  try {
+    const decoded = decodeGlobalId(globalId);
+    return decoded.typename === typename ? decoded.id : null;
+  } catch (error) {
+    if (error instanceof InputError) return null;
+    throw error;
+  }
+}

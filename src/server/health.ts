@@ -1,0 +1,80 @@
+/**
+ * `/healthz` (the process is up and serving) and `/readyz` (each configured
+ * upstream answers, with its latency; 503 when one does not or while the
+ * gateway shuts down, so a load balancer stops sending it requests).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { UpstreamError } from '../errors.js';
+import type { HttpClient, PathSegments } from '../upstreams/http.js';
+
+export interface ReadinessTarget {
+  client: HttpClient;
+  /** A cheap GET the upstream answers without credentials (any status below 500 means it is up). */
+  path: PathSegments;
+}
+
+export interface UpstreamReadiness {
+  reachable: boolean;
+  /** The status the probe got; null when none came. */
+  status: number | null;
+  latencyMs: number;
+  /** Error code when unreachable, e.g. UPSTREAM_TIMEOUT. */
+  error?: string;
+}
+
+export interface HealthOptions {
+  targets: readonly ReadinessTarget[];
+  /** Longest wait for one probe, in ms. */
+  timeoutMs: number;
+  shuttingDown(): boolean;
+}
+
+/** Probes every upstream at once; an upstream is reachable when it answers below 500 within the timeout. */
+export async function checkReadiness(targets: readonly ReadinessTarget[], timeoutMs: number): Promise<Record<string, UpstreamReadiness>> {
+  const entries = await Promise.all(
+    targets.map(async ({ client, path }): Promise<[string, UpstreamReadiness]> => {
+      const started = performance.now();
+      try {
+        const response = await client.stream({ method: 'GET', path, signal: AbortSignal.timeout(timeoutMs) });
+        await response.body.dump();
+        const latencyMs = Math.round(performance.now() - started);
+        return [client.name, { reachable: response.status < 500, status: response.status, latencyMs }];
+      } catch (error) {
+        const code = error instanceof UpstreamError ? error.code : 'UPSTREAM_UNAVAILABLE';
+        return [client.name, { reachable: false, status: null, latencyMs: Math.round(performance.now() - started), error: code }];
+      }
+    }),
+  );
+  return Object.fromEntries(entries);
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+  res.end(JSON.stringify(body));
+}
+
+/** Serves GET /healthz and /readyz; false for any other request. */
+export function handleHealth(req: IncomingMessage, res: ServerResponse, options: HealthOptions): boolean {
+  const path = (req.url ?? '').split('?')[0];
+  if (path !== '/healthz' && path !== '/readyz') return false;
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    res.writeHead(405, { allow: 'GET, HEAD' }).end();
+    return true;
+  }
+  if (path === '/healthz') {
+    sendJson(res, 200, { status: 'ok' });
+    return true;
+  }
+  if (options.shuttingDown()) {
+    sendJson(res, 503, { status: 'shutting down', upstreams: {} });
+    return true;
+  }
+  void checkReadiness(options.targets, options.timeoutMs).then(
+    (upstreams) => {
+      const ready = Object.values(upstreams).every((u) => u.reachable);
+      sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not ready', upstreams });
+    },
+    () => sendJson(res, 503, { status: 'not ready', upstreams: {} }),
+  );
+  return true;
+}

@@ -1,0 +1,121 @@
+/**
+ * The gateway's structured JSON logger (pino), and Yoga's logger on top of
+ * it. Credentials never reach a log line: pino's `redact` removes the known
+ * header and secret paths, and every argument of every log call is scrubbed
+ * first, at any depth: values under a credential or secret key (credential
+ * headers, connectionParams, `token`, `runners_token`, `password`,
+ * `*prvkey*`, …) become "[Redacted]", and in any text `Bearer`/`Basic`
+ * payloads and credential query parameters do too. `Sudo` names a user, not
+ * a secret, and stays readable.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { pino, type Logger } from 'pino';
+import type { YogaLogger } from 'graphql-yoga';
+import type { LogLevel } from '../config.js';
+
+export type { Logger } from 'pino';
+
+export const REDACTED = '[Redacted]';
+
+/** Keys whose values are credentials or secrets, whatever the object they sit in. */
+const SECRET_KEY = /^(authorization|proxy-authorization|private-token|private_token|job-token|job_token|access_token|x-hubzilla-authorization|x-gitlab-token|cookie|set-cookie|connectionparams|token|runners_token|password|passwd|secret|webhook_secret|.*prvkey.*|.*password.*|.*_token)$/i;
+/** Credentials inside free text: `Bearer x`, `Basic x`, `private_token=x` in a URL. */
+const SECRET_TEXT: readonly [RegExp, string][] = [
+  [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, `$1 ${REDACTED}`],
+  [/([?&](?:private_token|access_token|job_token|token)=)[^&\s#"']+/gi, `$1${REDACTED}`],
+];
+const MAX_DEPTH = 8;
+
+/** Text with every credential pattern replaced. */
+export function scrubText(text: string): string {
+  let clean = text;
+  for (const [pattern, replacement] of SECRET_TEXT) clean = clean.replace(pattern, replacement);
+  return clean;
+}
+
+/** A copy of `value` with every credential removed (see the module comment); Errors become plain objects. */
+export function scrub(value: unknown, depth = 0, seen = new WeakSet<object>()): unknown {
+  if (typeof value === 'string') return scrubText(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (seen.has(value)) return '[Circular]';
+  if (depth >= MAX_DEPTH) return '[Object]';
+  seen.add(value);
+  if (value instanceof Error) {
+    const plain: Record<string, unknown> = { type: value.name, message: scrubText(value.message), stack: value.stack ? scrubText(value.stack) : undefined };
+    for (const [key, inner] of Object.entries(value)) plain[key] = SECRET_KEY.test(key) ? REDACTED : scrub(inner, depth + 1, seen);
+    return plain;
+  }
+  if (value instanceof Headers) return scrub(Object.fromEntries(value.entries()), depth, seen);
+  if (Array.isArray(value)) return value.map((item) => scrub(item, depth + 1, seen));
+  const copy: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) copy[key] = SECRET_KEY.test(key) ? REDACTED : scrub(inner, depth + 1, seen);
+  return copy;
+}
+
+export interface LoggerOptions {
+  level: LogLevel;
+  /** Append to this file; null: stdout. */
+  file: string | null;
+}
+
+/** A pino logger writing JSON lines synchronously (nothing is lost on exit) to stdout or a file. */
+export function createLogger(options: LoggerOptions): Logger {
+  const destination = pino.destination({ dest: options.file ?? 1, sync: true, append: true, mkdir: options.file !== null });
+  return pino(
+    {
+      level: options.level,
+      base: { service: 'duograph' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      redact: {
+        paths: [
+          'req.headers.authorization',
+          'req.headers["private-token"]',
+          'req.headers["job-token"]',
+          'req.headers["x-hubzilla-authorization"]',
+          'req.headers["x-gitlab-token"]',
+          'req.headers.cookie',
+          'connectionParams',
+          '*.connectionParams',
+          '*.token',
+          '*.password',
+        ],
+        censor: REDACTED,
+      },
+      hooks: {
+        logMethod(args, method) {
+          method.apply(this, args.map((arg) => scrub(arg)) as Parameters<typeof method>);
+        },
+      },
+    },
+    destination,
+  );
+}
+
+/** Yoga's logger interface over pino: an Error argument becomes `err`, other arguments `details`. */
+export function yogaLogger(logger: Logger): YogaLogger {
+  const forward =
+    (level: 'debug' | 'info' | 'warn' | 'error') =>
+    (...args: unknown[]): void => {
+      const [first, ...rest] = args;
+      if (first instanceof Error) logger[level]({ err: first, ...(rest.length ? { details: rest } : {}) }, first.message);
+      else if (typeof first === 'string') logger[level](rest.length ? { details: rest } : {}, first);
+      else logger[level]({ details: args }, 'yoga');
+    };
+  return { debug: forward('debug'), info: forward('info'), warn: forward('warn'), error: forward('error') };
+}
+
+/** Paths logged at debug only: probes and scrapes would drown the rest. */
+const QUIET_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
+/** Logs a request when it arrives (debug, with its headers, redacted) and when its response is done (info). */
+export function logRequest(logger: Logger, req: IncomingMessage, res: ServerResponse): void {
+  const started = performance.now();
+  const url = req.url ?? '/';
+  const path = url.split('?')[0] ?? '/';
+  logger.debug({ req: { method: req.method, url, headers: req.headers } }, 'request received');
+  res.once('close', () => {
+    const entry = { method: req.method, path, status: res.statusCode, durationMs: Math.round(performance.now() - started), finished: res.writableFinished };
+    if (QUIET_PATHS.has(path)) logger.debug(entry, 'request completed');
+    else logger.info(entry, 'request completed');
+  });
+}
