@@ -13,7 +13,7 @@
  * delay p99; writes bench/results/soak.json.
  *
  *   npm run bench:soak                 # 10 minutes
- *   npm run bench:soak -- --minutes 1 --concurrency 16 --max-requests 1000000 --fault-rate 0.05 --log-file /tmp/soak.log
+ *   npm run bench:soak -- --minutes 1 --concurrency 8 --max-requests 1000000 --fault-rate 0.05 --upstream-timeout-ms 5000 --log-file /tmp/soak.log
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -31,13 +31,14 @@ const { values } = parseArgs({
   options: {
     role: { type: 'string', default: 'load' },
     minutes: { type: 'string', default: '10' },
-    concurrency: { type: 'string', default: '16' },
+    concurrency: { type: 'string', default: '8' },
     subscribers: { type: 'string', default: '20' },
     'max-requests': { type: 'string', default: '5000000' },
     'fault-rate': { type: 'string', default: '0.05' },
     gitlab: { type: 'string' },
     hubzilla: { type: 'string' },
     'log-file': { type: 'string' },
+    'upstream-timeout-ms': { type: 'string', default: '5000' },
   },
 });
 
@@ -64,23 +65,31 @@ async function upstreams(): Promise<void> {
   const gitlab = await startGitlabSandbox({ playStatus: 'pending' });
   const hubzilla = await startHubzillaSandbox();
   const injected: Record<string, number> = {};
-  let carry = 0;
+  const pending = new Set<NodeJS.Timeout>();
+  const carry = new Map<object, number>();
   let served = 0;
   const timer = setInterval(() => {
-    // The sandboxes record every request: count and drop them, so a long run keeps no history.
-    const n = gitlab.requests.length + hubzilla.requests.length;
-    served += n;
-    gitlab.clearRequests();
-    hubzilla.clearRequests();
-    gitlab.clearFaults();
-    hubzilla.clearFaults();
-    carry += n * rate;
-    while (carry >= 1) {
-      carry -= 1;
-      const fault = FAULTS[Math.floor(Math.random() * FAULTS.length)] ?? FAULTS[0]!;
-      const target = Math.random() < 0.7 ? gitlab : hubzilla;
-      target.addFault({ ...fault.rule, times: 1 });
-      injected[fault.name] = (injected[fault.name] ?? 0) + 1;
+    for (const target of [gitlab, hubzilla]) {
+      // Each sandbox gets `rate` faults per request it served in the last tick (it records every request: count and
+      // drop them, so a long run keeps no history). Faults are armed at random moments of the tick, each hitting the
+      // next request from then on: spread out as independent faults are, not a burst on the first requests of a tick,
+      // and never piling up on an upstream that gets few requests (a breaker rightly reads either as an outage).
+      const n = target.requests.length;
+      served += n;
+      target.clearRequests();
+      target.clearFaults();
+      let due = (carry.get(target) ?? 0) + n * rate;
+      while (due >= 1) {
+        due -= 1;
+        const fault = FAULTS[Math.floor(Math.random() * FAULTS.length)] ?? FAULTS[0]!;
+        const armed = setTimeout(() => {
+          pending.delete(armed);
+          target.addFault({ ...fault.rule, times: 1 });
+          injected[fault.name] = (injected[fault.name] ?? 0) + 1;
+        }, Math.random() * 95);
+        pending.add(armed);
+      }
+      carry.set(target, due);
     }
   }, 100);
   process.on('message', (message: { type: string }) => {
@@ -88,6 +97,7 @@ async function upstreams(): Promise<void> {
   });
   process.once('disconnect', () => {
     clearInterval(timer);
+    for (const armed of pending) clearTimeout(armed);
     void Promise.all([gitlab.close(), hubzilla.close()]).then(() => process.exit(0));
   });
   process.send?.({ type: 'ready', gitlab: gitlab.url, hubzilla: hubzilla.url });
@@ -98,7 +108,7 @@ async function gateway(): Promise<void> {
   const app = buildApp({
     config: loadConfig(
       {
-        UPSTREAM_TIMEOUT_MS: '2000',
+        UPSTREAM_TIMEOUT_MS: String(values['upstream-timeout-ms']),
         POLL_INTERVAL_MS: '1000',
         POLL_MAX_INTERVAL_MS: '5000',
         // Logs at info to a file when asked (to scan them for credentials afterwards), else only fatal ones.
@@ -216,7 +226,7 @@ async function load(): Promise<void> {
 
   const up = start('upstream', []);
   const { gitlab, hubzilla } = await ask<{ gitlab: string; hubzilla: string }>(up, null, 'ready');
-  const gw = start('gateway', ['--gitlab', gitlab, '--hubzilla', hubzilla, ...(values['log-file'] ? ['--log-file', values['log-file']] : [])]);
+  const gw = start('gateway', ['--gitlab', gitlab, '--hubzilla', hubzilla, '--upstream-timeout-ms', String(values['upstream-timeout-ms']), ...(values['log-file'] ? ['--log-file', values['log-file']] : [])]);
   const { url } = await ask<{ url: string }>(gw, null, 'ready');
   const startMeasure = await ask<Measure>(gw, { type: 'measure' }, 'measure');
   gw.send({ type: 'reset-delay' });

@@ -1,0 +1,141 @@
+/**
+ * Operation limits, checked before any resolver runs, so a refused operation
+ * costs no upstream call: GraphQL Armor's max depth, aliases, tokens and
+ * directives and its field-suggestion blocker, a cost limit in upstream calls
+ * from @pothos/plugin-complexity's estimate (schema/cost.ts), and a cap on
+ * the size of a non-multipart request body.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { blockFieldSuggestionsPlugin } from '@escape.tech/graphql-armor-block-field-suggestions';
+import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
+import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
+import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
+import { createComplexityRule } from '@pothos/plugin-complexity';
+import { GraphQLError, validate, visit, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { createGraphQLError, type Plugin } from 'graphql-yoga';
+import type { Config } from '../config.js';
+
+type LimitConfig = Pick<Config, 'maxDepth' | 'maxAliases' | 'maxTokens' | 'maxDirectives' | 'maxCost' | 'fieldSuggestions'>;
+
+/** The Yoga plugins that enforce the operation limits of `config`. */
+export function limitPlugins(config: LimitConfig): Plugin[] {
+  const plugins: Plugin[] = [
+    maxTokensPlugin({ n: config.maxTokens }) as Plugin,
+    maxDepthPlugin({ n: config.maxDepth, ignoreIntrospection: true, flattenFragments: true }),
+    maxAliasesPlugin({ n: config.maxAliases }),
+    maxDirectivesPlugin({ n: config.maxDirectives }),
+    useCostLimit(config.maxCost),
+  ];
+  if (!config.fieldSuggestions) plugins.push(blockFieldSuggestionsPlugin());
+  return plugins;
+}
+
+interface CostArgs {
+  schema: GraphQLSchema;
+  document: DocumentNode;
+  contextValue: unknown;
+  variableValues?: Record<string, unknown> | null;
+  operationName?: string | null;
+}
+
+/**
+ * The estimated upstream calls of the operation `args` will run, or a
+ * refusal when it is above `max`. Estimated with the request's variables
+ * and context, so `first: $n` counts as asked; errors about the variables
+ * themselves are left to execution to report.
+ */
+export function checkCost(args: CostArgs, max: number): { cost: number; error: GraphQLError | null } {
+  let cost = 0;
+  let refusal: GraphQLError | null = null;
+  try {
+    validate(args.schema, withoutTypename(args.document), [
+      createComplexityRule({
+        context: (args.contextValue ?? {}) as object,
+        variableValues: args.variableValues ?? {},
+        operationName: args.operationName ?? undefined,
+        validate: (result, report) => {
+          cost = Math.max(cost, result.complexity);
+          if (result.complexity > max) {
+            refusal = createGraphQLError(
+              `The operation could cause up to ${result.complexity} upstream calls, more than the limit of ${max}: ask for smaller pages (first/last) or fewer nested lists.`,
+              { extensions: { code: 'BAD_USER_INPUT', cost: { estimated: result.complexity, limit: max } } },
+            );
+            report(refusal);
+          }
+        },
+      }),
+    ]);
+  } catch {
+    // An operation whose cost cannot be estimated does not run.
+    refusal = createGraphQLError('The cost of the operation could not be estimated.', { extensions: { code: 'BAD_USER_INPUT' } });
+  }
+  return { cost, error: refusal };
+}
+
+const stripped = new WeakMap<DocumentNode, DocumentNode>();
+
+/**
+ * The document without `__typename` selections, which cost nothing: the
+ * plugin counts a meta field as 1, and clients such as Apollo's add one to
+ * every selection set, which would make a list of 100 cost 100 more.
+ */
+function withoutTypename(document: DocumentNode): DocumentNode {
+  let result = stripped.get(document);
+  if (!result) {
+    result = visit(document, { Field: (node) => (node.name.value === '__typename' ? null : undefined) });
+    stripped.set(document, result);
+  }
+  return result;
+}
+
+/** Refuses, before execution, an operation estimated to cause more than `max` upstream calls. */
+export function useCostLimit(max: number): Plugin {
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      const { error } = checkCost(args, max);
+      if (error) setResultAndStopExecution({ errors: [error] });
+    },
+    onSubscribe({ args, setResultAndStopExecution }) {
+      const { error } = checkCost(args, max);
+      if (error) setResultAndStopExecution({ errors: [error] });
+    },
+  };
+}
+
+/**
+ * Reads a non-multipart POST body up to `max` bytes and hands it to Yoga as
+ * `req.body` (which whatwg-node's adapter then uses as is). Above `max`, by
+ * Content-Length or while reading, answers 413 and returns false; Yoga is
+ * not called. Multipart bodies are bounded by the form-data limits instead.
+ */
+export async function readBoundedBody(req: IncomingMessage, res: ServerResponse, max: number): Promise<boolean> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > max) {
+    refuseTooLarge(req, res, max);
+    return false;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > max) {
+        refuseTooLarge(req, res, max);
+        return false;
+      }
+      chunks.push(chunk);
+    }
+  } catch {
+    // The client went away mid-body: nothing to answer.
+    return false;
+  }
+  (req as IncomingMessage & { body?: Buffer }).body = Buffer.concat(chunks);
+  return true;
+}
+
+function refuseTooLarge(req: IncomingMessage, res: ServerResponse, max: number): void {
+  const body = JSON.stringify({ errors: [{ message: `The request body is larger than ${max} bytes.`, extensions: { code: 'BAD_USER_INPUT' } }] });
+  res.writeHead(413, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
+  res.end(body, () => req.destroy());
+}

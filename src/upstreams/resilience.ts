@@ -1,0 +1,178 @@
+/**
+ * The pieces of the upstream resilience policy that hold state or do
+ * arithmetic: a circuit breaker, a concurrency limiter, jittered back-off
+ * and Retry-After parsing. Pure Node; `http.ts` composes them around each
+ * upstream call and is the only user.
+ */
+
+/** What the policy allows for one upstream. */
+export interface ResiliencePolicy {
+  /** Time to open a TCP (and TLS) connection, in ms. */
+  connectTimeoutMs: number;
+  /** Time from sending a request to its response headers, in ms. */
+  headersTimeoutMs: number;
+  /** Longest pause between two chunks of a response body, in ms. */
+  bodyTimeoutMs: number;
+  /** Deadline of one upstream call, attempts, back-off and queueing included, in ms. */
+  deadlineMs: number;
+  /** Extra attempts of an idempotent call (GET, HEAD) after a connection error, a 429 or a 502/503/504. */
+  retries: number;
+  /** First back-off step, in ms; each further attempt doubles it, with full jitter. */
+  retryBaseMs: number;
+  /** Longest wait before a retry, in ms, Retry-After included: a longer Retry-After fails at once. */
+  retryMaxDelayMs: number;
+  /** Consecutive failed calls that open the breaker; 0 turns the breaker off. */
+  breakerThreshold: number;
+  /** How long an open breaker fails calls fast before it lets one probe through, in ms. */
+  breakerResetMs: number;
+  /** Calls in flight at once to this upstream; more wait their turn within their deadline. */
+  maxConcurrency: number;
+}
+
+export type BreakerState = 'closed' | 'open' | 'half-open';
+
+/**
+ * A consecutive-failure circuit breaker. `threshold` failures in a row open
+ * it; while open every call fails fast without touching the network; after
+ * `resetMs` one probe call goes through (half-open): its success closes the
+ * breaker, its failure opens it for another `resetMs`.
+ */
+export class CircuitBreaker {
+  private failures = 0;
+  private openedAt = 0;
+  private probing = false;
+  private current: BreakerState = 'closed';
+
+  constructor(
+    private readonly threshold: number,
+    private readonly resetMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get state(): BreakerState {
+    if (this.current === 'open' && this.now() - this.openedAt >= this.resetMs) return 'half-open';
+    return this.current;
+  }
+
+  /** Milliseconds until an open breaker lets a probe through (0 when it would now). */
+  get retryInMs(): number {
+    return this.current === 'open' ? Math.max(0, this.resetMs - (this.now() - this.openedAt)) : 0;
+  }
+
+  /** Whether a call may go out now; a true answer in half-open state reserves the single probe. */
+  tryAcquire(): boolean {
+    if (this.threshold <= 0) return true;
+    const state = this.state;
+    if (state === 'closed') return true;
+    if (state === 'open' || this.probing) return false;
+    this.probing = true;
+    return true;
+  }
+
+  onSuccess(): void {
+    this.failures = 0;
+    this.probing = false;
+    this.current = 'closed';
+  }
+
+  onFailure(): void {
+    if (this.threshold <= 0) return;
+    this.failures += 1;
+    if (this.probing || this.failures >= this.threshold) {
+      this.current = 'open';
+      this.openedAt = this.now();
+    }
+    this.probing = false;
+  }
+
+  /** A call that ended without telling whether the upstream is healthy (the caller went away). */
+  onNeutral(): void {
+    this.probing = false;
+  }
+}
+
+/** A counting semaphore with a FIFO queue; waiting ends early when the signal aborts. */
+export class ConcurrencyLimiter {
+  private active = 0;
+  private readonly waiting: { grant: () => void }[] = [];
+
+  constructor(readonly max: number) {}
+
+  get inFlight(): number {
+    return this.active;
+  }
+
+  get queued(): number {
+    return this.waiting.length;
+  }
+
+  /** Resolves with a release function once a slot is free; rejects with the signal's reason if it aborts first. */
+  acquire(signal?: AbortSignal): Promise<() => void> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (this.active < this.max) {
+      this.active += 1;
+      return Promise.resolve(this.releaser());
+    }
+    return new Promise((resolve, reject) => {
+      const entry = {
+        grant: () => {
+          signal?.removeEventListener('abort', onAbort);
+          this.active += 1;
+          resolve(this.releaser());
+        },
+      };
+      const onAbort = () => {
+        const index = this.waiting.indexOf(entry);
+        if (index >= 0) this.waiting.splice(index, 1);
+        reject(signal?.reason);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting.push(entry);
+    });
+  }
+
+  private releaser(): () => void {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.active -= 1;
+      this.waiting.shift()?.grant();
+    };
+  }
+}
+
+/** Full-jitter exponential back-off: a random wait in [0, min(max, base * 2^attempt)). */
+export function backoffDelay(attempt: number, baseMs: number, maxMs: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(maxMs, baseMs * 2 ** attempt);
+  return Math.floor(random() * ceiling);
+}
+
+/**
+ * A Retry-After header in ms: delta-seconds or an HTTP date (RFC 9110
+ * 10.2.3); null when absent or unreadable. A date in the past is 0.
+ */
+export function parseRetryAfter(value: string | undefined, now: number = Date.now()): number | null {
+  if (value === undefined) return null;
+  const text = value.trim();
+  if (/^\d{1,9}$/.test(text)) return Number(text) * 1000;
+  const date = Date.parse(text);
+  if (Number.isNaN(date)) return null;
+  return Math.max(0, date - now);
+}
+
+/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

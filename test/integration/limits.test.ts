@@ -1,0 +1,137 @@
+import { Readable } from 'node:stream';
+import { readFile } from 'node:fs/promises';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+
+let t: TestApp;
+
+beforeAll(async () => {
+  t = await createTestApp();
+});
+
+afterAll(async () => {
+  await t.close();
+});
+
+afterEach(() => {
+  t.resetCalls();
+  t.resetHubzillaCalls();
+});
+
+function expectNoUpstreamCall() {
+  expect(t.calls()).toHaveLength(0);
+  expect(t.hubzillaCalls()).toHaveLength(0);
+}
+
+async function post(body: string | ReadableStream, headers: Record<string, string> = {}) {
+  const response = await fetch(t.url, { method: 'POST', headers: { 'content-type': 'application/json', 'private-token': 'demo-token', ...headers }, body, duplex: 'half' } as RequestInit);
+  return { status: response.status, body: (await response.json()) as { data?: unknown; errors?: { message: string; extensions?: Record<string, unknown> }[] } };
+}
+
+const nested = (depth: number) => `{ project(fullPath: "platform/core") { ${'forkedFrom { '.repeat(depth)}id${' }'.repeat(depth)} } }`;
+
+describe('operation limits refuse an operation before any upstream call', () => {
+  it.each([
+    { name: 'a selection deeper than MAX_DEPTH (15)', query: nested(20), message: /depth limit of 15 exceeded, found 22/ },
+    { name: 'more aliases than MAX_ALIASES (30)', query: `{ ${Array.from({ length: 31 }, (_, i) => `a${i}: project(id: "${i + 1}") { id }`).join(' ')} }`, message: /Aliases limit of 30 exceeded, found 31/ },
+    { name: 'thousands of aliases', query: `{ ${Array.from({ length: 5000 }, (_, i) => `a${i}: __typename`).join(' ')} }`, message: /Token limit of 2000 exceeded/ },
+    { name: 'more tokens than MAX_TOKENS (2000)', query: `{ project(fullPath: "platform/core") { ${'id '.repeat(2100)}} }`, message: /Token limit of 2000 exceeded/ },
+    { name: 'more directives than MAX_DIRECTIVES (20)', query: `{ project(fullPath: "platform/core") { id ${'@include(if: true) '.repeat(21)}} }`, message: /Directives limit of 20 exceeded, found 21/ },
+    { name: 'a fragment cycle', query: `{ project(fullPath: "platform/core") { ...A } } fragment A on Project { forkedFrom { ...B } } fragment B on Project { forkedFrom { ...A } }`, message: /Cannot spread fragment "A" within itself/ },
+  ])('$name', async ({ query, message }) => {
+    const res = await t.gql(query);
+    expect(res.data ?? null).toBeNull();
+    expect(res.errors?.length).toBeGreaterThan(0);
+    expect(res.errors?.map((e) => e.message).join('\n')).toMatch(message);
+    expectNoUpstreamCall();
+  });
+
+  it('refuses 100 projects asking 100 jobs each asking their project\'s forkedFrom, with the estimate', async () => {
+    const res = await t.gql(`{ projects(first: 100) { nodes { jobs(first: 100) { nodes { project { forkedFrom { name } } } } } } }`);
+    expect(res.data ?? null).toBeNull();
+    expect(res.errors).toHaveLength(1);
+    // 1 page of projects + 100 × (1 page of jobs + 100 × (project + forkedFrom)).
+    expect(res.errors?.[0]?.message).toBe(
+      'The operation could cause up to 20101 upstream calls, more than the limit of 2000: ask for smaller pages (first/last) or fewer nested lists.',
+    );
+    expect(res.errors?.[0]?.extensions).toEqual({ code: 'BAD_USER_INPUT', cost: { estimated: 20101, limit: 2000 } });
+    expectNoUpstreamCall();
+  });
+
+  it('counts nothing for __typename, which clients add everywhere', async () => {
+    const res = await t.gql(`{ __typename projects(first: 100) { __typename nodes { __typename jobs(first: 19) { __typename nodes { __typename id } } } } }`);
+    expect(res.errors?.find((e) => e.extensions?.cost)).toBeUndefined();
+  });
+
+  it('counts page sizes given in variables', async () => {
+    const query = `query($n: Int) { projects(first: $n) { nodes { forks(first: $n) { nodes { forkedFrom { name } } } } } }`;
+    const refused = await t.gql(query, { n: 100 });
+    expect(refused.errors?.[0]?.extensions?.cost).toEqual({ estimated: 1 + 100 * (1 + 100), limit: 2000 });
+    expectNoUpstreamCall();
+    const allowed = await t.gql(query, { n: 5 });
+    expect(allowed.errors).toBeUndefined();
+  });
+
+  it('lets the largest benchmark workload through (1,000 projects over 10 aliased pages)', async () => {
+    const text = await readFile(new URL('../../bench/workloads/scale-1000.graphql', import.meta.url), 'utf8');
+    const res = await t.gql(text.replace(/search: "bulk-project", /g, ''));
+    expect(res.errors?.find((e) => e.extensions?.cost)).toBeUndefined();
+  });
+
+  it('caps first and last at 100 without a call', async () => {
+    const res = await t.gql(`{ projects(first: 101) { totalCount } }`);
+    expect(res.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT' } });
+    expectNoUpstreamCall();
+  });
+
+  it('hides field suggestions', async () => {
+    const res = await t.gql(`{ projectz(fullPath: "platform/core") { id } }`);
+    expect(res.errors?.[0]?.message).not.toMatch(/Did you mean/);
+    expect(res.errors?.[0]?.message).toMatch(/Cannot query field "projectz" on type "Query"/);
+  });
+
+  it('answers 413 to a body above MAX_BODY_BYTES, by Content-Length or by size', async () => {
+    const huge = JSON.stringify({ query: `{ projects(search: "${'x'.repeat(1_100_000)}", first: 1) { totalCount } }` });
+    const declared = await post(huge);
+    expect(declared.status).toBe(413);
+    expect(declared.body.errors?.[0]).toMatchObject({ message: 'The request body is larger than 1048576 bytes.', extensions: { code: 'BAD_USER_INPUT' } });
+    // Chunked: no Content-Length, the size is found while reading.
+    const chunked = await post(Readable.toWeb(Readable.from([Buffer.from(huge)])) as ReadableStream);
+    expect(chunked.status).toBe(413);
+    expectNoUpstreamCall();
+  });
+
+  it('takes a large but allowed body', async () => {
+    const res = await post(JSON.stringify({ query: `{ projects(first: 1) { totalCount } }`, variables: { pad: 'x'.repeat(500_000) } }));
+    expect(res.status).toBe(200);
+    expect(res.body.errors).toBeUndefined();
+  });
+});
+
+describe('limits are configurable', () => {
+  let strict: TestApp;
+  beforeAll(async () => {
+    strict = await createTestApp({ env: { MAX_DEPTH: '4', MAX_COST: '1', MAX_ALIASES: '1', FIELD_SUGGESTIONS: 'true' } });
+  });
+  afterAll(async () => {
+    await strict.close();
+  });
+
+  it('refuses a subscription over the cost limit before it starts', async () => {
+    const response = await fetch(strict.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'private-token': 'demo-token' },
+      body: JSON.stringify({ query: 'subscription { jobStatusUpdated(projectId: "1", jobId: "1001") { project { languages { name } } } }' }),
+    });
+    const text = await response.text();
+    expect(text).toContain('"estimated":2');
+    expect(strict.calls()).toHaveLength(0);
+  });
+
+  it('applies MAX_DEPTH, MAX_COST, MAX_ALIASES and FIELD_SUGGESTIONS', async () => {
+    expect((await strict.gql(nested(3))).errors?.[0]?.message).toMatch(/depth limit of 4/);
+    expect((await strict.gql(`{ project(id: "1") { languages { name } } }`)).errors?.[0]?.extensions?.cost).toEqual({ estimated: 2, limit: 1 });
+    expect((await strict.gql(`{ a: project(id: "1") { id } b: project(id: "2") { id } }`)).errors?.[0]?.message).toMatch(/Aliases limit of 1/);
+    expect((await strict.gql(`{ projectz { id } }`)).errors?.[0]?.message).toMatch(/Did you mean "project"/);
+  });
+});

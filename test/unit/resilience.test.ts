@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { upstreamPolicy } from '../../src/server/app.js';
+import { backoffDelay, CircuitBreaker, ConcurrencyLimiter, parseRetryAfter } from '../../src/upstreams/resilience.js';
+
+describe('CircuitBreaker', () => {
+  it('opens after the threshold of consecutive failures, lets one probe through after the reset time, and closes on its success', () => {
+    let now = 0;
+    const breaker = new CircuitBreaker(3, 1000, () => now);
+    breaker.onFailure();
+    breaker.onFailure();
+    breaker.onSuccess();
+    breaker.onFailure();
+    breaker.onFailure();
+    expect(breaker.state).toBe('closed');
+    breaker.onFailure();
+    expect(breaker.state).toBe('open');
+    expect(breaker.tryAcquire()).toBe(false);
+    now = 999;
+    expect(breaker.retryInMs).toBe(1);
+    now = 1000;
+    expect(breaker.state).toBe('half-open');
+    expect(breaker.tryAcquire()).toBe(true);
+    expect(breaker.tryAcquire()).toBe(false);
+    breaker.onSuccess();
+    expect(breaker.state).toBe('closed');
+    expect(breaker.tryAcquire()).toBe(true);
+  });
+
+  it('opens again at once when the probe fails, and frees the probe when the caller went away', () => {
+    let now = 0;
+    const breaker = new CircuitBreaker(1, 100, () => now);
+    breaker.onFailure();
+    now = 100;
+    expect(breaker.tryAcquire()).toBe(true);
+    breaker.onNeutral();
+    expect(breaker.tryAcquire()).toBe(true);
+    breaker.onFailure();
+    expect(breaker.state).toBe('open');
+  });
+
+  it('never opens with a threshold of 0', () => {
+    const breaker = new CircuitBreaker(0, 100);
+    for (let i = 0; i < 100; i++) breaker.onFailure();
+    expect(breaker.tryAcquire()).toBe(true);
+  });
+});
+
+describe('ConcurrencyLimiter', () => {
+  it('grants slots in order and gives up a wait when its signal aborts', async () => {
+    const limiter = new ConcurrencyLimiter(1);
+    const first = await limiter.acquire();
+    const controller = new AbortController();
+    const aborted = limiter.acquire(controller.signal);
+    const second = limiter.acquire();
+    expect(limiter.queued).toBe(2);
+    controller.abort(new Error('gone'));
+    await expect(aborted).rejects.toThrow('gone');
+    first();
+    first();
+    const release = await second;
+    expect(limiter.inFlight).toBe(1);
+    release();
+    expect(limiter.inFlight).toBe(0);
+  });
+});
+
+describe('back-off and Retry-After', () => {
+  it('draws a full-jitter delay under a doubling ceiling', () => {
+    expect(backoffDelay(0, 100, 2000, () => 0.999)).toBe(99);
+    expect(backoffDelay(3, 100, 2000, () => 0.5)).toBe(400);
+    expect(backoffDelay(10, 100, 2000, () => 0.999)).toBe(1998);
+    expect(backoffDelay(2, 100, 2000, () => 0)).toBe(0);
+  });
+
+  it('reads delta-seconds and HTTP dates', () => {
+    const now = Date.parse('2025-01-01T00:00:00Z');
+    expect(parseRetryAfter('7', now)).toBe(7000);
+    expect(parseRetryAfter('Wed, 01 Jan 2025 00:00:30 GMT', now)).toBe(30_000);
+    expect(parseRetryAfter('Tue, 31 Dec 2024 00:00:00 GMT', now)).toBe(0);
+    expect(parseRetryAfter('soon', now)).toBeNull();
+    expect(parseRetryAfter(undefined, now)).toBeNull();
+  });
+});
+
+describe('the resilience and limit options', () => {
+  it('default as documented, and headers and body timeouts follow UPSTREAM_TIMEOUT_MS', () => {
+    const config = loadConfig({ UPSTREAM_TIMEOUT_MS: '3000' });
+    expect(upstreamPolicy(config)).toEqual({
+      connectTimeoutMs: 5000,
+      headersTimeoutMs: 3000,
+      bodyTimeoutMs: 3000,
+      deadlineMs: 3000,
+      retries: 2,
+      retryBaseMs: 100,
+      retryMaxDelayMs: 2000,
+      breakerThreshold: 5,
+      breakerResetMs: 10_000,
+      maxConcurrency: 64,
+    });
+    expect(config).toMatchObject({ maxDepth: 15, maxAliases: 30, maxTokens: 2000, maxDirectives: 20, maxBodyBytes: 1_048_576, maxCost: 2000, fieldSuggestions: false });
+  });
+
+  it('refuses bad values with the variable name', () => {
+    expect(() => loadConfig({ UPSTREAM_RETRIES: '11' })).toThrow('UPSTREAM_RETRIES must be between 0 and 10, got 11');
+    expect(() => loadConfig({ BREAKER_THRESHOLD: '-1' })).toThrow('BREAKER_THRESHOLD must be a whole number');
+    expect(() => loadConfig({ MAX_COST: '0' })).toThrow('MAX_COST must be between 1');
+    expect(loadConfig({}, ['--upstream-headers-timeout-ms', '250']).upstreamHeadersTimeoutMs).toBe(250);
+  });
+});
