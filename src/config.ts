@@ -13,8 +13,40 @@ export interface Config {
   readonly gitlabUrl: URL | null;
   /** Base URL of the Hubzilla upstream, without /api/z/1.0 (HUBZILLA_URL, --hubzilla-url); null starts the sandbox. */
   readonly hubzillaUrl: URL | null;
-  /** Per-call upstream timeout for headers and body, in ms (UPSTREAM_TIMEOUT_MS). Default 10,000. */
+  /** Deadline of one upstream call, retries, back-off and queueing included, in ms (UPSTREAM_TIMEOUT_MS); also the headers and body timeouts unless those are set. Default 10,000. */
   readonly upstreamTimeoutMs: number;
+  /** Time to open a connection to an upstream, in ms (UPSTREAM_CONNECT_TIMEOUT_MS); capped by the deadline. Default 5,000. */
+  readonly upstreamConnectTimeoutMs: number;
+  /** Time from request to response headers, in ms (UPSTREAM_HEADERS_TIMEOUT_MS); null: UPSTREAM_TIMEOUT_MS. */
+  readonly upstreamHeadersTimeoutMs: number | null;
+  /** Longest pause between two body chunks, in ms (UPSTREAM_BODY_TIMEOUT_MS); null: UPSTREAM_TIMEOUT_MS. */
+  readonly upstreamBodyTimeoutMs: number | null;
+  /** Extra attempts of a GET after a connection error, 429 or 502/503/504, within the deadline (UPSTREAM_RETRIES); writes never retry. Default 2. */
+  readonly upstreamRetries: number;
+  /** First back-off step before a retry, doubled per attempt with full jitter, in ms (UPSTREAM_RETRY_BASE_MS). Default 100. */
+  readonly upstreamRetryBaseMs: number;
+  /** Longest wait before a retry, Retry-After included, in ms (UPSTREAM_RETRY_MAX_DELAY_MS); a longer Retry-After fails at once. Default 2,000. */
+  readonly upstreamRetryMaxDelayMs: number;
+  /** Consecutive failed calls (connection errors, timeouts, 502/503/504) that open an upstream's circuit breaker (BREAKER_THRESHOLD); 0 turns it off. Default 5. */
+  readonly breakerThreshold: number;
+  /** How long an open breaker fails calls fast before one probe may go through, in ms (BREAKER_RESET_MS). Default 10,000. */
+  readonly breakerResetMs: number;
+  /** Calls in flight at once per upstream; more wait within their deadline (UPSTREAM_MAX_CONCURRENCY). Default 64. */
+  readonly upstreamMaxConcurrency: number;
+  /** Deepest selection an operation may have, introspection aside (MAX_DEPTH). Default 15. */
+  readonly maxDepth: number;
+  /** Most aliases in one operation (MAX_ALIASES). Default 30. */
+  readonly maxAliases: number;
+  /** Most tokens in one GraphQL document (MAX_TOKENS). Default 2,000. */
+  readonly maxTokens: number;
+  /** Most directives in one operation (MAX_DIRECTIVES). Default 20. */
+  readonly maxDirectives: number;
+  /** Largest non-multipart GraphQL request body, in bytes (MAX_BODY_BYTES); larger is 413. Default 1 MiB. */
+  readonly maxBodyBytes: number;
+  /** Most upstream calls an operation may be estimated to cause (MAX_COST); more is refused before it runs. Default 2,000. */
+  readonly maxCost: number;
+  /** Let "Did you mean …?" suggestions name schema fields in errors (FIELD_SUGGESTIONS). Default false. */
+  readonly fieldSuggestions: boolean;
   /** Keep-alive connections per upstream pool (UPSTREAM_CONNECTIONS). Default 64. */
   readonly upstreamConnections: number;
   /** Largest upstream JSON body accepted, in bytes (UPSTREAM_MAX_RESPONSE_BYTES). Default 32 MiB. */
@@ -43,7 +75,16 @@ export interface Config {
   readonly redisUrl: string | null;
   /** Public base URL of the gateway, used when registering its webhook on a project (PUBLIC_URL); null: the listening address. */
   readonly publicUrl: URL | null;
+  /** Least severe log level written (LOG_LEVEL): fatal, error, warn, info, debug, trace or silent. Default info. */
+  readonly logLevel: LogLevel;
+  /** File the JSON logs are appended to (LOG_FILE); null writes them to stdout. */
+  readonly logFile: string | null;
+  /** Longest wait for in-flight requests on SIGTERM before their connections are cut, in ms (SHUTDOWN_TIMEOUT_MS). Default 10,000. */
+  readonly shutdownTimeoutMs: number;
 }
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -65,6 +106,11 @@ function integer(min: number, max: number) {
     if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
     return value;
   };
+}
+
+function optionalInteger(min: number, max: number) {
+  const parse = integer(min, max);
+  return (raw: string, name: string): number | null => (raw.trim() === '' ? null : parse(raw, name));
 }
 
 function flag(raw: string, name: string): boolean {
@@ -111,11 +157,38 @@ function httpUrl(raw: string, name: string): URL | null {
   return url;
 }
 
+function logLevel(raw: string, name: string): LogLevel {
+  const value = raw.trim().toLowerCase();
+  if (value === '') return 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(value)) throw new ConfigError(`${name} must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
+  return value as LogLevel;
+}
+
+function filePath(raw: string): string | null {
+  return raw.trim() === '' ? null : raw;
+}
+
 const OPTIONS = [
   { key: 'port', env: 'PORT', flag: '--port', help: 'port of the gateway (default 4000)', parse: integer(0, 65535) },
   { key: 'host', env: 'HOST', flag: '--host', help: 'interface to listen on (default 0.0.0.0)', parse: (raw: string) => raw },
   { key: 'gitlabUrl', env: 'GITLAB_URL', flag: '--gitlab-url', help: 'GitLab base URL, e.g. https://gitlab.example.com (default: built-in sandbox)', parse: httpUrl },
   { key: 'upstreamTimeoutMs', env: 'UPSTREAM_TIMEOUT_MS', flag: '--upstream-timeout-ms', help: 'upstream headers and body timeout in ms (default 10000)', parse: integer(1, 600_000) },
+  { key: 'upstreamConnectTimeoutMs', env: 'UPSTREAM_CONNECT_TIMEOUT_MS', flag: '--upstream-connect-timeout-ms', help: 'upstream connect timeout in ms (default 5000)', parse: integer(1, 600_000) },
+  { key: 'upstreamHeadersTimeoutMs', env: 'UPSTREAM_HEADERS_TIMEOUT_MS', flag: '--upstream-headers-timeout-ms', help: 'upstream response headers timeout in ms (default: UPSTREAM_TIMEOUT_MS)', parse: optionalInteger(1, 600_000) },
+  { key: 'upstreamBodyTimeoutMs', env: 'UPSTREAM_BODY_TIMEOUT_MS', flag: '--upstream-body-timeout-ms', help: 'longest pause between upstream body chunks in ms (default: UPSTREAM_TIMEOUT_MS)', parse: optionalInteger(1, 600_000) },
+  { key: 'upstreamRetries', env: 'UPSTREAM_RETRIES', flag: '--upstream-retries', help: 'extra attempts of a GET on connection errors, 429, 502/503/504 (default 2)', parse: integer(0, 10) },
+  { key: 'upstreamRetryBaseMs', env: 'UPSTREAM_RETRY_BASE_MS', flag: '--upstream-retry-base-ms', help: 'first retry back-off step in ms, jittered (default 100)', parse: integer(1, 60_000) },
+  { key: 'upstreamRetryMaxDelayMs', env: 'UPSTREAM_RETRY_MAX_DELAY_MS', flag: '--upstream-retry-max-delay-ms', help: 'longest wait before a retry, Retry-After included, in ms (default 2000)', parse: integer(1, 600_000) },
+  { key: 'breakerThreshold', env: 'BREAKER_THRESHOLD', flag: '--breaker-threshold', help: 'consecutive failures that open an upstream breaker, 0 = off (default 5)', parse: integer(0, 10_000) },
+  { key: 'breakerResetMs', env: 'BREAKER_RESET_MS', flag: '--breaker-reset-ms', help: 'how long an open breaker fails fast before a probe, in ms (default 10000)', parse: integer(1, 3_600_000) },
+  { key: 'upstreamMaxConcurrency', env: 'UPSTREAM_MAX_CONCURRENCY', flag: '--upstream-max-concurrency', help: 'calls in flight at once per upstream (default 64)', parse: integer(1, 10_000) },
+  { key: 'maxDepth', env: 'MAX_DEPTH', flag: '--max-depth', help: 'deepest selection of an operation (default 15)', parse: integer(1, 1000) },
+  { key: 'maxAliases', env: 'MAX_ALIASES', flag: '--max-aliases', help: 'most aliases in an operation (default 30)', parse: integer(0, 100_000) },
+  { key: 'maxTokens', env: 'MAX_TOKENS', flag: '--max-tokens', help: 'most tokens in a GraphQL document (default 2000)', parse: integer(10, 1_000_000) },
+  { key: 'maxDirectives', env: 'MAX_DIRECTIVES', flag: '--max-directives', help: 'most directives in an operation (default 20)', parse: integer(0, 100_000) },
+  { key: 'maxBodyBytes', env: 'MAX_BODY_BYTES', flag: '--max-body-bytes', help: 'largest non-multipart GraphQL request body in bytes (default 1048576)', parse: integer(1024, 2 ** 30) },
+  { key: 'maxCost', env: 'MAX_COST', flag: '--max-cost', help: 'most upstream calls an operation may be estimated to cause (default 2000)', parse: integer(1, 10_000_000) },
+  { key: 'fieldSuggestions', env: 'FIELD_SUGGESTIONS', flag: '--field-suggestions', help: 'name schema fields in "Did you mean" errors (default false)', parse: flag },
   { key: 'upstreamConnections', env: 'UPSTREAM_CONNECTIONS', flag: '--upstream-connections', help: 'keep-alive connections per upstream (default 64)', parse: integer(1, 4096) },
   { key: 'upstreamMaxResponseBytes', env: 'UPSTREAM_MAX_RESPONSE_BYTES', flag: '--upstream-max-response-bytes', help: 'largest upstream JSON response in bytes (default 33554432)', parse: integer(1024, 2 ** 31) },
   { key: 'maxUploadBytes', env: 'MAX_UPLOAD_BYTES', flag: '--max-upload-bytes', help: 'largest uploaded file in bytes (default 104857600)', parse: integer(1, 2 ** 40) },
@@ -131,6 +204,9 @@ const OPTIONS = [
   { key: 'pollMaxIntervalMs', env: 'POLL_MAX_INTERVAL_MS', flag: '--poll-max-interval-ms', help: 'longest poller back-off interval in ms (default 60000)', parse: integer(10, 3_600_000) },
   { key: 'redisUrl', env: 'REDIS_URL', flag: '--redis-url', help: 'Redis for pub/sub across instances (default: in memory)', parse: redisUrl },
   { key: 'publicUrl', env: 'PUBLIC_URL', flag: '--public-url', help: 'public base URL of the gateway, for webhook registration (default: listen address)', parse: httpUrl },
+  { key: 'logLevel', env: 'LOG_LEVEL', flag: '--log-level', help: `least severe JSON log level: ${LOG_LEVELS.join(', ')} (default info)`, parse: logLevel },
+  { key: 'logFile', env: 'LOG_FILE', flag: '--log-file', help: 'append the JSON logs to this file (default: stdout)', parse: filePath },
+  { key: 'shutdownTimeoutMs', env: 'SHUTDOWN_TIMEOUT_MS', flag: '--shutdown-timeout-ms', help: 'on SIGTERM, longest wait for in-flight requests in ms (default 10000)', parse: integer(0, 600_000) },
 ] satisfies Option<keyof Config>[];
 
 const DEFAULTS: Config = {
@@ -138,6 +214,22 @@ const DEFAULTS: Config = {
   host: '0.0.0.0',
   gitlabUrl: null,
   upstreamTimeoutMs: 10_000,
+  upstreamConnectTimeoutMs: 5_000,
+  upstreamHeadersTimeoutMs: null,
+  upstreamBodyTimeoutMs: null,
+  upstreamRetries: 2,
+  upstreamRetryBaseMs: 100,
+  upstreamRetryMaxDelayMs: 2_000,
+  breakerThreshold: 5,
+  breakerResetMs: 10_000,
+  upstreamMaxConcurrency: 64,
+  maxDepth: 15,
+  maxAliases: 30,
+  maxTokens: 2_000,
+  maxDirectives: 20,
+  maxBodyBytes: 1024 * 1024,
+  maxCost: 2_000,
+  fieldSuggestions: false,
   upstreamConnections: 64,
   upstreamMaxResponseBytes: 32 * 1024 * 1024,
   maxUploadBytes: 100 * 1024 * 1024,
@@ -153,6 +245,9 @@ const DEFAULTS: Config = {
   pollMaxIntervalMs: 60_000,
   redisUrl: null,
   publicUrl: null,
+  logLevel: 'info',
+  logFile: null,
+  shutdownTimeoutMs: 10_000,
 };
 
 /** Lines for `--help`: every option with its flag and env variable. */

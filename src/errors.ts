@@ -20,11 +20,15 @@ export interface UpstreamInfo {
   status: number | null;
   method: string;
   path: string;
+  /** Seconds the upstream asked callers to wait (Retry-After of a 429 or 503), when it said. */
+  retryAfterSeconds?: number;
 }
 
 /** A failure reported by (or on the way to) an upstream REST API. */
 export class UpstreamError extends Error {
   override readonly name = 'UpstreamError';
+  /** Set when the call never went out because the upstream's circuit breaker is open. */
+  fastFail = false;
   constructor(
     message: string,
     readonly code: ErrorCode,

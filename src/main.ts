@@ -3,18 +3,19 @@
  * GitLab in-process when no GITLAB_URL is set; `sandbox` starts only the
  * sandbox; `print-schema` prints the SDL. SIGTERM and SIGINT stop cleanly.
  */
-import { printSchema } from 'graphql';
 import { configHelp, ConfigError, loadConfig, type Config } from './config.js';
 import { DEMO_USERS, startGitlabSandbox, type GitlabSandbox } from './sandbox/gitlab/server.js';
 import { startHubzillaSandbox, type HubzillaSandbox } from './sandbox/hubzilla/server.js';
 import { buildApp } from './server/app.js';
-import { buildSchema } from './schema/index.js';
+import { printSchemaSdl } from './schema/index.js';
+import { composeSupergraph, duographSubgraph } from './server/supergraph.js';
 
-const USAGE = `Usage: duograph [serve|sandbox|print-schema] [options]
+const USAGE = `Usage: duograph [serve|sandbox|print-schema|supergraph] [options]
 
   serve          start the gateway (default); without GITLAB_URL / HUBZILLA_URL it starts the sandbox GitLab / Hubzilla too
   sandbox        start only the sandboxes (GitLab, Hubzilla) and print their URLs and demo credentials
-  print-schema   print the GraphQL schema (SDL)
+  print-schema   print the GraphQL schema (SDL, a Federation 2 subgraph with its @key directives)
+  supergraph     print the supergraph SDL of duograph alone, served at PUBLIC_URL (else http://localhost:PORT)
 
 Options (each also read from its environment variable; flags win):
 ${configHelp()}
@@ -52,6 +53,7 @@ async function serve(config: Config): Promise<() => Promise<void>> {
     config,
     gitlabUrl,
     hubzillaUrl,
+    processMetrics: true,
     graphiqlHeaders: {
       ...(sandbox ? { 'Private-Token': 'demo-token' } : {}),
       ...(hubzillaSandbox ? { 'X-Hubzilla-Authorization': HUBZILLA_DEMO_HEADER } : {}),
@@ -93,8 +95,13 @@ async function main(argv: readonly string[]): Promise<void> {
   let stop: () => Promise<void>;
   switch (command) {
     case 'print-schema':
-      process.stdout.write(`${printSchema(buildSchema())}\n`);
+      process.stdout.write(`${printSchemaSdl()}\n`);
       return;
+    case 'supergraph': {
+      const base = config.publicUrl?.href.replace(/\/$/, '') ?? `http://localhost:${config.port}`;
+      process.stdout.write(`${composeSupergraph([duographSubgraph(`${base}/graphql`)])}\n`);
+      return;
+    }
     case 'sandbox': {
       const sandbox = await startSandbox(config);
       console.log(`sandbox GitLab at ${sandbox.url}/api/v4\nDemo credentials:\n${demoCredentials()}`);

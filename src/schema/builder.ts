@@ -3,10 +3,14 @@
  * files under gitlab/ add them, and index.ts builds the schema.
  */
 import SchemaBuilder from '@pothos/core';
+import ComplexityPlugin from '@pothos/plugin-complexity';
 import DataloaderPlugin from '@pothos/plugin-dataloader';
+import DirectivesPlugin from '@pothos/plugin-directives';
 import ErrorsPlugin from '@pothos/plugin-errors';
+import FederationPlugin from '@pothos/plugin-federation';
 import RelayPlugin from '@pothos/plugin-relay';
 import type { Context } from './context.js';
+import { fieldComplexity } from './cost.js';
 import { decodeGlobalId, encodeGlobalId } from './global-id.js';
 
 export const builder = new SchemaBuilder<{
@@ -21,7 +25,10 @@ export const builder = new SchemaBuilder<{
   DefaultEdgesNullability: false;
   DefaultNodeNullability: false;
 }>({
-  plugins: [ErrorsPlugin, RelayPlugin, DataloaderPlugin],
+  // Federation last: it reads the resolvers the others wrap; Directives puts its `@key`s on the printed types (its README's order).
+  plugins: [ErrorsPlugin, RelayPlugin, DataloaderPlugin, ComplexityPlugin, DirectivesPlugin, FederationPlugin],
+  // Complexity counts upstream calls (cost.ts); the server's cost limit enforces it before execution.
+  complexity: { fieldComplexity },
   relay: {
     clientMutationId: 'omit',
     cursorType: 'String',

@@ -1,4 +1,5 @@
 /** Builds the schema: imports every domain file, then asks the builder for it. */
+import { printSubgraphSchema } from '@apollo/subgraph';
 import type { GraphQLSchema } from 'graphql';
 import { builder } from './builder.js';
 import './scalars.js';
@@ -15,6 +16,12 @@ import './hubzilla/file.js';
 import './hubzilla/album.js';
 import './hubzilla/group.js';
 
+/** The schema as an Apollo Federation 2 subgraph: every type, plus `_service { sdl }` and `_entities` for the entities' `@key`s. */
 export function buildSchema(): GraphQLSchema {
-  return builder.toSchema({ sortSchema: true });
+  return builder.toSubGraphSchema({ sortSchema: true, linkUrl: 'https://specs.apollo.dev/federation/v2.6' });
+}
+
+/** The SDL with its federation directives (`@link`, `@key`), which graphql's printSchema drops. */
+export function printSchemaSdl(schema: GraphQLSchema = buildSchema()): string {
+  return printSubgraphSchema(schema);
 }

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { createFetch } from '@whatwg-node/fetch';
 import { createGraphQLError, createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from '../config.js';
@@ -15,7 +15,10 @@ import type { Context } from '../schema/context.js';
 import { buildSchema } from '../schema/index.js';
 import { GitlabClient } from '../upstreams/gitlab/client.js';
 import { GitlabLoaders } from '../upstreams/gitlab/loaders.js';
+import { GITLAB_ROUTE_WORDS } from '../upstreams/gitlab/route-words.js';
+import { HUBZILLA_ROUTE_WORDS } from '../upstreams/hubzilla/route-words.js';
 import { HttpClient } from '../upstreams/http.js';
+import type { ResiliencePolicy } from '../upstreams/resilience.js';
 import { createMemoryEventBus, createRedisEventBus, type EventBus } from '../subscriptions/event-bus.js';
 import { SubscriptionHub } from '../subscriptions/hub.js';
 import { gitlabCredentials } from './credentials.js';
@@ -23,6 +26,12 @@ import { handleDownload } from './downloads.js';
 import { createHubzillaContext } from './hubzilla-context.js';
 import { handleHubzillaDownload } from './hubzilla-downloads.js';
 import { EXAMPLE_QUERY } from './graphiql.js';
+import { handleHealth } from './health.js';
+import { createLogger, logRequest, yogaLogger, type Logger } from './logger.js';
+import { Metrics } from './metrics.js';
+import { InFlightRequests } from './shutdown.js';
+import { limitPlugins, readBoundedBody } from './limits.js';
+import { useCompiledExecution } from './jit.js';
 import { maskError } from './mask-error.js';
 import { GITLAB_WEBHOOK_PATH, handleGitlabWebhook } from './webhooks.js';
 import { attachWebSocket, type WebSocketEndpoint } from './websocket.js';
@@ -35,8 +44,12 @@ export interface AppOptions {
   hubzillaUrl?: URL;
   /** Headers GraphiQL opens with, e.g. the sandbox's demo token. */
   graphiqlHeaders?: Record<string, string>;
-  /** Reports background failures (pollers, Redis); never given a credential. Default: stderr. */
+  /** Reports background failures (pollers, Redis); never given a credential. Default: the logger, at warn. */
   log?: (message: string) => void;
+  /** The JSON logger; default: one from LOG_LEVEL and LOG_FILE. */
+  logger?: Logger;
+  /** Also export process metrics (CPU, memory, event loop) on /metrics; main sets it, tests need not. */
+  processMetrics?: boolean;
 }
 
 export interface App {
@@ -54,18 +67,53 @@ export interface App {
   webhookUrl(): string | null;
   /** Starts listening; resolves with the URL of the server. */
   listen(port: number, host?: string): Promise<URL>;
-  /** Stops the server and the upstream pools. */
+  /** The JSON logger (credentials redacted). */
+  logger: Logger;
+  /** Prometheus metrics, served on /metrics. */
+  metrics: Metrics;
+  /** HTTP requests being served now. */
+  inFlight: InFlightRequests;
+  /**
+   * Shuts down gracefully: /readyz turns 503, the server stops accepting
+   * connections, WebSocket clients get close code 1001 (going away) and
+   * subscriptions end, requests in flight finish (up to SHUTDOWN_TIMEOUT_MS,
+   * then their connections are cut), then the upstream pools close.
+   */
   close(): Promise<void>;
+}
+
+/** The resilience policy (upstreams/resilience.ts) both upstreams get from the config; each has its own breaker and limiter. */
+export function upstreamPolicy(config: Config): Partial<ResiliencePolicy> {
+  return {
+    connectTimeoutMs: config.upstreamConnectTimeoutMs,
+    headersTimeoutMs: config.upstreamHeadersTimeoutMs ?? config.upstreamTimeoutMs,
+    bodyTimeoutMs: config.upstreamBodyTimeoutMs ?? config.upstreamTimeoutMs,
+    deadlineMs: config.upstreamTimeoutMs,
+    retries: config.upstreamRetries,
+    retryBaseMs: config.upstreamRetryBaseMs,
+    retryMaxDelayMs: config.upstreamRetryMaxDelayMs,
+    breakerThreshold: config.breakerThreshold,
+    breakerResetMs: config.breakerResetMs,
+    maxConcurrency: config.upstreamMaxConcurrency,
+  };
 }
 
 export function buildApp(options: AppOptions): App {
   const { config } = options;
+  const logger = options.logger ?? createLogger({ level: config.logLevel, file: config.logFile });
+  const metrics = new Metrics({ websocketConnections: () => websocket.connections, processMetrics: options.processMetrics ?? false });
+  const inFlight = new InFlightRequests();
+  let shuttingDown = false;
+  let closing: Promise<void> | null = null;
   const gitlab = new HttpClient({
     name: 'gitlab',
     baseUrl: new URL('api/v4', options.gitlabUrl.href.endsWith('/') ? options.gitlabUrl : `${options.gitlabUrl.href}/`),
     timeoutMs: config.upstreamTimeoutMs,
     connections: config.upstreamConnections,
     maxResponseBytes: config.upstreamMaxResponseBytes,
+    policy: upstreamPolicy(config),
+    onCall: metrics.observeUpstream,
+    routeWords: GITLAB_ROUTE_WORDS,
   });
   const hubzilla = options.hubzillaUrl
     ? new HttpClient({
@@ -74,10 +122,13 @@ export function buildApp(options: AppOptions): App {
         timeoutMs: config.upstreamTimeoutMs,
         connections: config.upstreamConnections,
         maxResponseBytes: config.upstreamMaxResponseBytes,
+        policy: upstreamPolicy(config),
+        onCall: metrics.observeUpstream,
+        routeWords: HUBZILLA_ROUTE_WORDS,
       })
     : null;
   const schema = buildSchema();
-  const log = options.log ?? ((message: string) => console.error(`duograph: ${message}`));
+  const log = options.log ?? ((message: string) => logger.warn(message));
   const bus: EventBus = config.redisUrl ? createRedisEventBus(config.redisUrl, log) : createMemoryEventBus();
   const hub = new SubscriptionHub({ http: gitlab, bus, pollIntervalMs: config.pollIntervalMs, pollMaxIntervalMs: config.pollMaxIntervalMs, log });
   // Without a configured secret, one per process: enough for one instance and the hooks it registers itself.
@@ -92,18 +143,30 @@ export function buildApp(options: AppOptions): App {
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
+    logging: yogaLogger(logger),
     maskedErrors: { maskError, isDev: false },
     graphiql: {
       title: 'duograph',
       defaultQuery: EXAMPLE_QUERY,
       headers: JSON.stringify(options.graphiqlHeaders ?? {}, null, 2),
       shouldPersistHeaders: false,
+      // Its subscriptions go over SSE as GETs, which CSRF prevention refuses without this header (GraphiQL is same-origin).
+      additionalHeaders: { 'GraphQL-Preflight': '1' },
     },
-    renderGraphiQL,
+    // GraphiQL's bundle is ~40 MB of heap: load it on the first page view, not at start.
+    renderGraphiQL: async (options) => (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options),
     // Multipart uploads: bounded here, before any resolver runs.
     fetchAPI: createFetch({ formDataLimits: { fileSize: config.maxUploadBytes, files: 10, fieldSize: 1024 * 1024, fields: 100 } }),
     // Multipart and GET requests need a header a cross-site form cannot send.
-    plugins: [useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'graphql-preflight', 'apollo-require-preflight'] })],
+    plugins: [
+      useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'graphql-preflight', 'apollo-require-preflight'] }),
+      // @defer and @stream: slow fields (traces, languages, forks' parents) arrive in later parts of a multipart response.
+      useDeferStream(),
+      useCompiledExecution(),
+      metrics.plugin(),
+      // Depth, aliases, tokens, directives, cost in upstream calls, no field suggestions: refused before any resolver runs.
+      ...limitPlugins(config),
+    ],
     context: ({ request }) => {
       let credentials: Record<string, string>;
       try {
@@ -125,9 +188,25 @@ export function buildApp(options: AppOptions): App {
   });
 
   const server = createServer((req, res) => {
+    inFlight.track(res);
+    logRequest(logger, req, res);
+    // Clients should take their next request to another instance.
+    if (shuttingDown) res.setHeader('connection', 'close');
+    if (handleHealth(req, res, { targets: readinessTargets, timeoutMs: Math.min(config.upstreamTimeoutMs, 5_000), shuttingDown: () => shuttingDown })) return;
+    if (metrics.handle(req, res)) return;
     if (handleGitlabWebhook(req, res, { secret: webhookSecret, maxBytes: config.webhookMaxBytes, hub, log })) return;
-    if (!handleDownload(req, res, gitlab) && !handleHubzillaDownload(req, res, hubzilla)) void yoga(req, res);
+    if (handleDownload(req, res, gitlab) || handleHubzillaDownload(req, res, hubzilla)) return;
+    // Yoga has no body size limit of its own: a JSON body is read here, capped; multipart is capped by formDataLimits.
+    if (req.method === 'POST' && !/^multipart\//i.test(req.headers['content-type'] ?? '')) {
+      void readBoundedBody(req, res, config.maxBodyBytes).then(async (ok) => {
+        if (ok) await yoga(req, res);
+      });
+      return;
+    }
+    void yoga(req, res);
   });
+  // Unauthenticated GETs both upstreams answer cheaply (GitLab with 401 on private instances: still up).
+  const readinessTargets = [{ client: gitlab, path: ['version'] }, ...(hubzilla ? [{ client: hubzilla, path: ['version'] }] : [])];
   const websocket = attachWebSocket({
     server,
     yoga,
@@ -142,6 +221,9 @@ export function buildApp(options: AppOptions): App {
     hub,
     websocket,
     webhookUrl,
+    logger,
+    metrics,
+    inFlight,
     listen: async (port, host) => {
       await bus.ready();
       return new Promise((resolve, reject) => {
@@ -156,16 +238,23 @@ export function buildApp(options: AppOptions): App {
         });
       });
     },
-    close: async () => {
-      await websocket.close();
-      hub.close();
-      await bus.close();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      await gitlab.close();
-      await hubzilla?.close();
-    },
+    // Idempotent: SIGTERM and a test's cleanup may both ask.
+    close: () => (closing ??= shutdown()),
   };
+  async function shutdown(): Promise<void> {
+    shuttingDown = true;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    await websocket.close();
+    // Ends every subscription stream: SSE responses complete, pollers stop.
+    hub.close();
+    const drained = await inFlight.idle(config.shutdownTimeoutMs);
+    if (!drained) logger.warn({ inFlight: inFlight.size }, 'shutdown: cutting requests still in flight');
+    server.closeAllConnections();
+    await closed;
+    await bus.close();
+    await gitlab.close();
+    await hubzilla?.close();
+    logger.info('shutdown complete');
+  }
 }

@@ -9,6 +9,7 @@ import { Readable } from 'node:stream';
 import { Pool, errors as undiciErrors } from 'undici';
 import type { Dispatcher } from 'undici';
 import { UpstreamError, type ErrorCode, type UpstreamInfo } from '../errors.js';
+import { backoffDelay, CircuitBreaker, ConcurrencyLimiter, parseRetryAfter, sleep, type ResiliencePolicy } from './resilience.js';
 
 export interface HttpClientOptions {
   /** Upstream name shown in errors and metrics, e.g. "gitlab". */
@@ -21,7 +22,47 @@ export interface HttpClientOptions {
   connections: number;
   /** Bodies larger than this fail with UPSTREAM_ERROR. */
   maxResponseBytes: number;
+  /** Timeouts, retries, breaker and concurrency (resilience.ts); unset parts take DEFAULT_POLICY's, with `timeoutMs` as deadline and headers/body timeouts. */
+  policy?: Partial<ResiliencePolicy>;
+  /** Told of every call sent (each retry too), e.g. for metrics; must not throw. */
+  onCall?: (call: UpstreamCall) => void;
+  /** Path segments kept literally in `UpstreamCall.route`; any other segment (ids, paths, names) becomes `:param`. */
+  routeWords?: readonly string[];
 }
+
+/** One call as `onCall` sees it: never a raw path, a query or a header, so nothing in it identifies a caller or a resource. */
+export interface UpstreamCall {
+  upstream: string;
+  method: string;
+  /** The route template, e.g. `/projects/:param/jobs/:param`. */
+  route: string;
+  /** The HTTP status, or the error code of a call that got none (`UPSTREAM_TIMEOUT`, `UPSTREAM_UNAVAILABLE`, …). */
+  status: number | string;
+  /** Time to the response's headers, in ms. */
+  durationMs: number;
+}
+
+/** The route template of a path: known words kept, everything else `:param`; deeper than 8 segments collapse into `*`. */
+export function routeTemplate(segments: PathSegments, words: ReadonlySet<string>): string {
+  const parts = segments.slice(0, 8).map((s) => (typeof s === 'string' && words.has(s) ? s : ':param'));
+  return `/${parts.join('/')}${segments.length > 8 ? '/*' : ''}`;
+}
+
+/** The policy parts an HttpClient falls back to; timeouts come from `timeoutMs`. */
+export const DEFAULT_POLICY = {
+  connectTimeoutMs: 5_000,
+  retries: 2,
+  retryBaseMs: 100,
+  retryMaxDelayMs: 2_000,
+  breakerThreshold: 5,
+  breakerResetMs: 10_000,
+  maxConcurrency: 64,
+} as const;
+
+/** Statuses worth another attempt of an idempotent call: the upstream or a proxy in front of it is briefly unable. */
+const RETRY_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
+/** Statuses that count against the breaker (429 does not: a rate-limiting upstream is up). */
+const BREAKER_STATUSES: ReadonlySet<number> = new Set([502, 503, 504]);
 
 /** A path given as segments; each one is encoded, so `a/b` becomes `a%2Fb`. */
 export type PathSegments = readonly (string | number)[];
@@ -161,6 +202,8 @@ export function codeForTransportError(error: unknown): ErrorCode {
     return 'UPSTREAM_TIMEOUT';
   }
   if (error instanceof undiciErrors.ResponseExceededMaxSizeError) return 'UPSTREAM_ERROR';
+  // A body shorter (or longer) than its Content-Length: the upstream died mid-response or lied.
+  if (error instanceof undiciErrors.ResponseContentLengthMismatchError) return 'UPSTREAM_ERROR';
   return 'UPSTREAM_UNAVAILABLE';
 }
 
@@ -175,52 +218,65 @@ const TRANSPORT_MESSAGES: Readonly<Record<ErrorCode, string>> = {
   UPSTREAM_RATE_LIMITED: 'is rate limiting requests',
 };
 
+/** A response read whole, before its status is judged. */
+interface ReadResponse {
+  status: number;
+  headers: Readonly<Record<string, string | undefined>>;
+  text: string;
+}
+
 export class HttpClient {
   readonly name: string;
   readonly baseUrl: URL;
-  /** Calls sent to this upstream since start, successful or not. */
+  /** Calls sent to this upstream since start, successful or not (each retry is a call; a call the breaker refused is not). */
   calls = 0;
+  /** The resilience policy in force, defaults filled in. */
+  readonly policy: ResiliencePolicy;
+  /** Open while the upstream keeps failing: calls then fail fast with UPSTREAM_UNAVAILABLE. */
+  readonly breaker: CircuitBreaker;
+  /** Caps calls in flight to this upstream. */
+  readonly limiter: ConcurrencyLimiter;
   private readonly pool: Pool;
   private readonly basePath: string;
-  private readonly timeoutMs: number;
-  // The cap applies to JSON bodies only: binary downloads stream through, whatever their size.
+  // The cap applies to JSON and text bodies only: binary downloads stream through, whatever their size.
   private readonly maxResponseBytes: number;
+  private readonly onCall: ((call: UpstreamCall) => void) | undefined;
+  private readonly routeWords: ReadonlySet<string>;
 
   constructor(options: HttpClientOptions) {
     this.name = options.name;
     this.baseUrl = options.baseUrl;
-    this.timeoutMs = options.timeoutMs;
     this.basePath = options.baseUrl.pathname.replace(/\/+$/, '');
-    // undici's defaults are 300 s timeouts and unlimited bodies; both are set here.
+    this.policy = {
+      ...DEFAULT_POLICY,
+      headersTimeoutMs: options.timeoutMs,
+      bodyTimeoutMs: options.timeoutMs,
+      deadlineMs: options.timeoutMs,
+      ...options.policy,
+    };
+    this.breaker = new CircuitBreaker(this.policy.breakerThreshold, this.policy.breakerResetMs);
+    this.limiter = new ConcurrencyLimiter(this.policy.maxConcurrency);
+    // undici's defaults are 300 s timeouts and unlimited bodies; all are set here.
     this.pool = new Pool(options.baseUrl.origin, {
       connections: options.connections,
       pipelining: 1,
       keepAliveTimeout: 30_000,
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
-      connectTimeout: Math.min(options.timeoutMs, 10_000),
+      headersTimeout: this.policy.headersTimeoutMs,
+      bodyTimeout: this.policy.bodyTimeoutMs,
+      connectTimeout: Math.min(this.policy.connectTimeoutMs, this.policy.deadlineMs),
     });
     this.maxResponseBytes = options.maxResponseBytes;
+    this.onCall = options.onCall;
+    this.routeWords = new Set(options.routeWords ?? []);
   }
 
   /** Sends one call and parses a JSON body; any status >= 300 throws an UpstreamError. */
   async json<T>(request: UpstreamRequest): Promise<UpstreamResponse<T>> {
     const path = `${this.basePath}/${encodePath(request.path)}`;
     const info: UpstreamInfo = { name: this.name, status: null, method: request.method, path };
-    const signal = request.signal
-      ? AbortSignal.any([request.signal, AbortSignal.timeout(this.timeoutMs)])
-      : AbortSignal.timeout(this.timeoutMs);
     const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
-    const response = await this.send(request, path, headers, signal, info);
-    info.status = response.statusCode;
-    let text: string;
-    try {
-      text = await readCapped(response.body, this.maxResponseBytes);
-    } catch (error) {
-      if (error instanceof UpstreamError) throw new UpstreamError(`${this.label()} sent a body larger than ${this.maxResponseBytes} bytes.`, 'UPSTREAM_ERROR', info);
-      const code = codeForTransportError(error);
-      throw new UpstreamError(`${this.label()} ${TRANSPORT_MESSAGES[code]}.`, code, info);
-    }
+    const response = await this.execute(request, path, headers, info);
+    const { text, status } = response;
     let body: unknown = null;
     let parsed = true;
     if (text.length > 0) {
@@ -230,21 +286,21 @@ export class HttpClient {
         parsed = false;
       }
     }
-    const status = response.statusCode;
     if (status >= 300 && status !== 304) {
       const code = codeForStatus(status);
       const detail = parsed ? redact(upstreamMessage(body), request.headers) : null;
+      const retryAfter = status === 429 || status === 503 ? parseRetryAfter(response.headers['retry-after']) : null;
       throw new UpstreamError(
         `${this.label()} answered ${status}${detail ? `: ${detail}` : ''}.`,
         code,
-        info,
+        retryAfter === null ? info : { ...info, retryAfterSeconds: Math.ceil(retryAfter / 1000) },
         parsed ? body : null,
       );
     }
     if (!parsed) {
       throw new UpstreamError(`${this.label()} sent a body that is not JSON.`, 'UPSTREAM_ERROR', info);
     }
-    return { status, headers: flattenHeaders(response.headers), body: body as T };
+    return { status, headers: response.headers, body: body as T };
   }
 
   /**
@@ -255,34 +311,142 @@ export class HttpClient {
   async text(request: UpstreamRequest & { accept?: string }): Promise<TextResponse> {
     const path = `${this.basePath}/${encodePath(request.path)}`;
     const info: UpstreamInfo = { name: this.name, status: null, method: request.method, path };
-    const signal = request.signal
-      ? AbortSignal.any([request.signal, AbortSignal.timeout(this.timeoutMs)])
-      : AbortSignal.timeout(this.timeoutMs);
     const headers: Record<string, string> = { accept: request.accept ?? 'application/json', ...request.headers };
-    const response = await this.send(request, path, headers, signal, info);
-    info.status = response.statusCode;
-    try {
-      const text = await response.body.text();
-      return { status: response.statusCode, headers: flattenHeaders(response.headers), text, info };
-    } catch (error) {
-      const code = codeForTransportError(error);
-      throw new UpstreamError(`${this.label()} ${TRANSPORT_MESSAGES[code]}.`, code, info);
-    }
+    const response = await this.execute(request, path, headers, info);
+    return { ...response, info };
   }
 
   /**
    * Sends one call and hands back the body as a stream, whatever the status:
    * binary routes pass upstream 4xx bodies to the caller unchanged. Only
-   * transport failures throw. The timeout covers the headers; the body may
+   * transport failures throw. The deadline covers the headers; the body may
    * take as long as it keeps flowing (undici's body timeout is per chunk).
+   * The breaker applies; retries do not (the caller may have sent a Range),
+   * and the concurrency slot is held until the headers arrive.
    */
   async stream(request: UpstreamRequest & { accept?: string; range?: string }): Promise<StreamResponse> {
     const path = `${this.basePath}/${encodePath(request.path)}`;
     const info: UpstreamInfo = { name: this.name, status: null, method: request.method, path };
     const headers: Record<string, string> = { accept: request.accept ?? '*/*', ...request.headers };
     if (request.range) headers.range = request.range;
-    const response = await this.send(request, path, headers, request.signal, info);
-    return { status: response.statusCode, headers: flattenHeaders(response.headers), body: response.body };
+    this.enterBreaker(info);
+    const deadline = AbortSignal.timeout(this.policy.deadlineMs);
+    const release = await this.slot(request.signal ? AbortSignal.any([request.signal, deadline]) : deadline, info);
+    try {
+      const response = await this.send(request, path, headers, request.signal, info);
+      this.judge(response.statusCode);
+      return { status: response.statusCode, headers: flattenHeaders(response.headers), body: response.body };
+    } catch (error) {
+      this.judgeError(error, request.signal);
+      throw error;
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * One call under the whole policy: the breaker, a concurrency slot, the
+   * call's deadline (its own plus the caller's signal), and for GET the
+   * retries with jittered back-off on a connection error, a 429 (after its
+   * Retry-After) or a 502/503/504, as long as the wait fits the deadline.
+   * Resolves with the last response read whole, whatever its status.
+   */
+  private async execute(request: UpstreamRequest, path: string, headers: Record<string, string>, info: UpstreamInfo): Promise<ReadResponse> {
+    const started = Date.now();
+    const deadline = AbortSignal.timeout(this.policy.deadlineMs);
+    const signal = request.signal ? AbortSignal.any([request.signal, deadline]) : deadline;
+    // Never a retry of a write: a POST that timed out may well have happened.
+    const retries = request.method === 'GET' ? this.policy.retries : 0;
+    for (let attempt = 0; ; attempt++) {
+      let result: ReadResponse | null = null;
+      let failure: UpstreamError | null = null;
+      try {
+        result = await this.attempt(request, path, headers, signal, info);
+      } catch (error) {
+        if (!(error instanceof UpstreamError)) throw error;
+        failure = error;
+      }
+      const retryable = failure ? failure.code === 'UPSTREAM_UNAVAILABLE' && !failure.fastFail && !signal.aborted : RETRY_STATUSES.has(result?.status ?? 0);
+      if (attempt >= retries || !retryable) {
+        if (failure) throw failure;
+        return result as ReadResponse;
+      }
+      const hinted = result ? parseRetryAfter(result.headers['retry-after']) : null;
+      const wait = hinted ?? backoffDelay(attempt, this.policy.retryBaseMs, this.policy.retryMaxDelayMs);
+      const left = this.policy.deadlineMs - (Date.now() - started);
+      if (wait > this.policy.retryMaxDelayMs || wait >= left) {
+        if (failure) throw failure;
+        return result as ReadResponse;
+      }
+      try {
+        await sleep(wait, signal);
+      } catch (error) {
+        throw this.transportError(error, info);
+      }
+    }
+  }
+
+  /** One attempt: breaker check, slot, request, whole body read (capped). */
+  private async attempt(request: UpstreamRequest, path: string, headers: Record<string, string>, signal: AbortSignal, info: UpstreamInfo): Promise<ReadResponse> {
+    this.enterBreaker(info);
+    const release = await this.slot(signal, info);
+    try {
+      const response = await this.send(request, path, headers, signal, info);
+      info.status = response.statusCode;
+      let text: string;
+      try {
+        text = await readCapped(response.body, this.maxResponseBytes);
+      } catch (error) {
+        if (error instanceof UpstreamError) throw new UpstreamError(`${this.label()} sent a body larger than ${this.maxResponseBytes} bytes.`, 'UPSTREAM_ERROR', info);
+        throw this.transportError(error, info);
+      }
+      this.judge(response.statusCode);
+      return { status: response.statusCode, headers: flattenHeaders(response.headers), text };
+    } catch (error) {
+      this.judgeError(error, request.signal);
+      throw error;
+    } finally {
+      release();
+    }
+  }
+
+  /** Throws a fast UPSTREAM_UNAVAILABLE while the breaker is open. */
+  private enterBreaker(info: UpstreamInfo): void {
+    if (this.breaker.tryAcquire()) return;
+    const seconds = Math.ceil(this.breaker.retryInMs / 1000);
+    const error = new UpstreamError(`${this.label()} is failing; calls are paused for ${seconds} s.`, 'UPSTREAM_UNAVAILABLE', { ...info, status: null });
+    error.fastFail = true;
+    throw error;
+  }
+
+  /** Waits for a concurrency slot within the call's deadline. */
+  private async slot(signal: AbortSignal, info: UpstreamInfo): Promise<() => void> {
+    try {
+      return await this.limiter.acquire(signal);
+    } catch (error) {
+      // The probe reserved by enterBreaker never went out.
+      this.breaker.onNeutral();
+      throw this.transportError(error, info);
+    }
+  }
+
+  private judge(status: number): void {
+    if (BREAKER_STATUSES.has(status)) this.breaker.onFailure();
+    else this.breaker.onSuccess();
+  }
+
+  private judgeError(error: unknown, callerSignal: AbortSignal | undefined): void {
+    if (error instanceof UpstreamError && error.fastFail) return;
+    // A caller that went away says nothing about the upstream; nor does a body judged on its content.
+    if (callerSignal?.aborted) this.breaker.onNeutral();
+    else if (error instanceof UpstreamError && error.code === 'UPSTREAM_ERROR') this.breaker.onSuccess();
+    else this.breaker.onFailure();
+  }
+
+  private transportError(error: unknown, info: UpstreamInfo): UpstreamError {
+    if (error instanceof UpstreamError) return error;
+    const code = codeForTransportError(error);
+    return new UpstreamError(`${this.label()} ${TRANSPORT_MESSAGES[code]}.`, code, info);
   }
 
   private async send(
@@ -304,12 +468,20 @@ export class HttpClient {
       headers['content-type'] = 'application/json';
     }
     this.calls++;
+    const started = performance.now();
     try {
-      return await this.pool.request({ method: request.method, path: path + encodeQuery(request.query), headers, body, signal });
+      const response = await this.pool.request({ method: request.method, path: path + encodeQuery(request.query), headers, body, signal });
+      this.observe(request, response.statusCode, started);
+      return response;
     } catch (error) {
-      const code = codeForTransportError(error);
-      throw new UpstreamError(`${this.label()} ${TRANSPORT_MESSAGES[code]}.`, code, info);
+      const failure = this.transportError(error, info);
+      this.observe(request, failure.code, started);
+      throw failure;
     }
+  }
+
+  private observe(request: UpstreamRequest, status: number | string, started: number): void {
+    this.onCall?.({ upstream: this.name, method: request.method, route: routeTemplate(request.path, this.routeWords), status, durationMs: performance.now() - started });
   }
 
   /** Closes the pool's connections. */

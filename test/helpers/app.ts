@@ -2,10 +2,12 @@
  * createTestApp(): the gateway in-process on an ephemeral port, in front of
  * a fresh sandbox GitLab, and a small fetch-based GraphQL client for it.
  */
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { print } from 'graphql';
 import { loadConfig, type Config } from '../../src/config.js';
 import { startGitlabSandbox, type GitlabSandbox, type GitlabSandboxOptions } from '../../src/sandbox/gitlab/server.js';
 import { startHubzillaSandbox, type HubzillaSandbox, type HubzillaSandboxOptions, type RecordedRequest } from '../../src/sandbox/hubzilla/server.js';
-import { buildApp, type App } from '../../src/server/app.js';
+import { buildApp, type App, type AppOptions } from '../../src/server/app.js';
 
 export interface GraphQLResponse<T = Record<string, unknown>> {
   status: number;
@@ -26,6 +28,12 @@ export interface TestApp {
     variables?: Record<string, unknown>,
     options?: { token?: string | null; headers?: Record<string, string> },
   ): Promise<GraphQLResponse<T>>;
+  /** Posts a typed document from test/operations (codegen), so its result is typed by the schema. */
+  run<TResult, TVariables>(
+    document: TypedDocumentNode<TResult, TVariables>,
+    variables?: TVariables,
+    options?: { token?: string | null; headers?: Record<string, string> },
+  ): Promise<GraphQLResponse<TResult>>;
   /** GitLab API calls the sandbox received since the last reset. */
   calls(filter?: { method?: string; path?: RegExp | string }): { method: string; path: string; query: Record<string, string[]>; headers: Record<string, string> }[];
   resetCalls(): void;
@@ -36,14 +44,22 @@ export interface TestApp {
 }
 
 export async function createTestApp(
-  options: { sandbox?: GitlabSandboxOptions; hubzillaSandbox?: HubzillaSandboxOptions; env?: Record<string, string>; gitlabUrl?: URL } = {},
+  options: {
+    sandbox?: GitlabSandboxOptions;
+    hubzillaSandbox?: HubzillaSandboxOptions;
+    env?: Record<string, string>;
+    gitlabUrl?: URL;
+    /** Further buildApp options, e.g. graphiqlHeaders or logger. */
+    app?: Partial<Omit<AppOptions, 'config' | 'gitlabUrl' | 'hubzillaUrl'>>;
+  } = {},
 ): Promise<TestApp> {
   const sandbox = await startGitlabSandbox(options.sandbox ?? {});
   const hubzilla = await startHubzillaSandbox(options.hubzillaSandbox ?? {});
-  const config: Config = loadConfig({ ...options.env }, []);
-  const app = buildApp({ config, gitlabUrl: options.gitlabUrl ?? new URL(sandbox.url), hubzillaUrl: new URL(hubzilla.url) });
+  // LOG_FILE and LOG_LEVEL come from test/global-setup.ts, which checks the whole run's logs for credentials.
+  const config: Config = loadConfig({ LOG_FILE: process.env.LOG_FILE, LOG_LEVEL: process.env.LOG_LEVEL, ...options.env }, []);
+  const app = buildApp({ ...options.app, config, gitlabUrl: options.gitlabUrl ?? new URL(sandbox.url), hubzillaUrl: new URL(hubzilla.url) });
   const url = await app.listen(0, '127.0.0.1');
-  return {
+  const testApp: TestApp = {
     url,
     sandbox,
     hubzilla,
@@ -61,6 +77,9 @@ export async function createTestApp(
       });
       const body = (await response.json()) as Omit<GraphQLResponse, 'status' | 'headers'>;
       return { ...body, status: response.status, headers: response.headers } as GraphQLResponse<never>;
+    },
+    run(document, variables, runOptions) {
+      return testApp.gql(print(document), variables as Record<string, unknown> | undefined, runOptions);
     },
     calls(filter = {}) {
       return sandbox.requests.filter(
@@ -87,4 +106,5 @@ export async function createTestApp(
       await hubzilla.close();
     },
   };
+  return testApp;
 }

@@ -268,7 +268,8 @@ describe('projectImportStatusUpdated', () => {
 describe('access is checked per subscriber, with the codes a query gets', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp({ sandbox: { clock: 'manual' }, env: { POLL_INTERVAL_MS: '1000' } });
+    // No retries: the upstream-failure case below fails the subscriber's first read exactly as a query's.
+    t = await createTestApp({ sandbox: { clock: 'manual' }, env: { POLL_INTERVAL_MS: '1000', UPSTREAM_RETRIES: '0' } });
   });
   afterAll(() => t.close());
   afterEach(() => expectAllReleased(t));

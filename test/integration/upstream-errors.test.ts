@@ -1,20 +1,93 @@
 import { createServer } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import type { FaultRule } from '../../src/sandbox/gitlab/server.js';
+import { startHubzillaSandbox, type HubzillaSandbox } from '../../src/sandbox/hubzilla/server.js';
+import { buildApp, type App } from '../../src/server/app.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { TEST_SECRETS } from '../helpers/secrets.js';
+
+const HUBZILLA_DEMO = `Basic ${Buffer.from('demo:demo-pass').toString('base64')}`;
 
 let t: TestApp;
 
 beforeAll(async () => {
-  t = await createTestApp({ env: { UPSTREAM_TIMEOUT_MS: '400' } });
+  // Breaker off and short back-off: every fault here is persistent, so retries run out and each case stands alone.
+  t = await createTestApp({ env: { UPSTREAM_TIMEOUT_MS: '400', BREAKER_THRESHOLD: '0', UPSTREAM_RETRY_BASE_MS: '5' } });
 });
 
 afterAll(async () => {
   await t.close();
 });
 
-const TWO_FIELDS = `{ healthy: project(fullPath: "platform/core") { name } failing: projects(first: 1) { totalCount } }`;
+afterEach(() => {
+  t.sandbox.clearFaults();
+  t.hubzilla.clearFaults();
+});
 
-describe('upstream failures reach the caller as coded errors on the failing field', () => {
+/** Every fault the sandboxes can inject, and what the caller sees for it. */
+const FAULTS: { name: string; fault: Omit<FaultRule, 'method' | 'path'>; code: string; status?: number | null; message?: RegExp }[] = [
+  { name: 'HTTP 500', fault: { status: 500, body: '{"message":"500 Internal Server Error"}' }, code: 'UPSTREAM_ERROR', status: 500 },
+  { name: 'HTTP 502 with an HTML page', fault: { status: 502, body: '<html>Bad Gateway</html>', headers: { 'content-type': 'text/html' } }, code: 'UPSTREAM_ERROR', status: 502 },
+  { name: 'HTTP 503', fault: { status: 503, body: '{"message":"503 Service Unavailable"}' }, code: 'UPSTREAM_ERROR', status: 503 },
+  { name: 'HTTP 504', fault: { status: 504, body: '' }, code: 'UPSTREAM_ERROR', status: 504 },
+  { name: 'an HTML error page with status 200', fault: { status: 200, body: '<html><body>Maintenance</body></html>', headers: { 'content-type': 'text/html' } }, code: 'UPSTREAM_ERROR', status: 200, message: /not JSON/ },
+  { name: 'a non-JSON body', fault: { status: 200, body: '{"id": 1, "name": ' }, code: 'UPSTREAM_ERROR', status: 200, message: /not JSON/ },
+  // A Content-Length larger than the body: the upstream dies mid-response (before or after undici hands over the headers).
+  { name: 'a truncated body', fault: { status: 200, body: '[{"id": 1, "na', headers: { 'content-length': '4096' } }, code: 'UPSTREAM_ERROR', message: /could not be read/ },
+  { name: 'a reset connection', fault: { reset: true }, code: 'UPSTREAM_UNAVAILABLE', status: null },
+  { name: 'a response that never finishes', fault: { hang: true }, code: 'UPSTREAM_TIMEOUT', status: null },
+  { name: '429 with Retry-After', fault: { status: 429, headers: { 'retry-after': '30' }, body: '{"message":"Retry later"}' }, code: 'UPSTREAM_RATE_LIMITED', status: 429 },
+];
+
+function expectNoSecret(value: unknown) {
+  const text = JSON.stringify(value);
+  for (const secret of TEST_SECRETS) expect(text).not.toContain(secret);
+}
+
+describe('a GitLab fault reaches the caller as a coded error on the failing field only', () => {
+  const query = `{ healthy: project(fullPath: "platform/core") { name } failing: projects(first: 1) { totalCount } channel { nickname } }`;
+
+  it.each(FAULTS)('$name', async ({ fault, code, status, message }) => {
+    t.sandbox.addFault({ method: 'GET', path: '/api/v4/projects', ...fault });
+    const res = await t.gql(query, {}, { headers: { 'x-hubzilla-authorization': HUBZILLA_DEMO } });
+    expect(res.status).toBe(200);
+    expect(res.data).toEqual({ healthy: { name: 'Core' }, failing: null, channel: { nickname: 'demo' } });
+    expect(res.errors).toHaveLength(1);
+    expect(res.errors?.[0]).toMatchObject({
+      path: ['failing'],
+      extensions: { code, upstream: { name: 'gitlab', ...(status === undefined ? {} : { status }), method: 'GET', path: '/api/v4/projects' } },
+    });
+    if (message) expect(res.errors?.[0]?.message).toMatch(message);
+    if (code === 'UPSTREAM_RATE_LIMITED') expect(res.errors?.[0]?.extensions?.upstream).toMatchObject({ retryAfterSeconds: 30 });
+    expectNoSecret(res);
+    // The process is up and the upstream healthy again once the fault is gone.
+    t.sandbox.clearFaults();
+    expect((await t.gql(`{ projects(first: 1) { totalCount } }`)).errors).toBeUndefined();
+  });
+});
+
+describe('a Hubzilla fault reaches the caller as a coded error on the failing field only', () => {
+  const query = `{ healthy: project(fullPath: "platform/core") { name } failing: channel { name } }`;
+
+  it.each(FAULTS)('$name', async ({ fault, code, status }) => {
+    t.hubzilla.addFault({ method: 'GET', path: /\/verify$/, ...fault });
+    const res = await t.gql(query, {}, { headers: { 'x-hubzilla-authorization': HUBZILLA_DEMO } });
+    expect(res.status).toBe(200);
+    expect(res.data).toEqual({ healthy: { name: 'Core' }, failing: { name: null } });
+    expect(res.errors).toHaveLength(1);
+    expect(res.errors?.[0]).toMatchObject({
+      path: ['failing', 'name'],
+      extensions: { code, upstream: { name: 'hubzilla', ...(status === undefined ? {} : { status }), method: 'GET', path: '/api/z/1.0/verify' } },
+    });
+    expectNoSecret(res);
+    t.hubzilla.clearFaults();
+    const again = await t.gql(`{ channel { name } }`, {}, { headers: { 'x-hubzilla-authorization': HUBZILLA_DEMO } });
+    expect(again.errors).toBeUndefined();
+  });
+});
+
+describe('other upstream answers', () => {
   it('maps a 401 from GitLab to UNAUTHENTICATED without echoing the token', async () => {
     const res = await t.gql(`{ projects(first: 1) { totalCount } }`, {}, { token: 'wrong-token-123' });
     expect(res.status).toBe(200);
@@ -27,24 +100,10 @@ describe('upstream failures reach the caller as coded errors on the failing fiel
     expect(JSON.stringify(res)).not.toContain('wrong-token-123');
   });
 
-  it('maps a 500 to UPSTREAM_ERROR on that field only', async () => {
-    t.sandbox.addFault({ method: 'GET', path: '/api/v4/projects', status: 500, body: '{"message":"500 Internal Server Error"}', times: 1 });
-    const res = await t.gql(TWO_FIELDS);
-    expect(res.data).toEqual({ healthy: { name: 'Core' }, failing: null });
-    expect(res.errors).toHaveLength(1);
-    expect(res.errors?.[0]).toMatchObject({ path: ['failing'], extensions: { code: 'UPSTREAM_ERROR', upstream: { status: 500 } } });
-  });
-
   it('maps a 403 to FORBIDDEN', async () => {
     t.sandbox.addFault({ method: 'GET', path: '/api/v4/projects', status: 403, body: '{"message":"403 Forbidden"}', times: 1 });
-    const res = await t.gql(TWO_FIELDS);
+    const res = await t.gql(`{ healthy: project(fullPath: "platform/core") { name } failing: projects(first: 1) { totalCount } }`);
     expect(res.errors?.[0]).toMatchObject({ path: ['failing'], extensions: { code: 'FORBIDDEN', upstream: { status: 403 } } });
-  });
-
-  it('maps a 429 to UPSTREAM_RATE_LIMITED', async () => {
-    t.sandbox.addFault({ method: 'GET', path: '/api/v4/projects', status: 429, headers: { 'retry-after': '1' }, body: '{"message":"Retry later"}', times: 1 });
-    const res = await t.gql(TWO_FIELDS);
-    expect(res.errors?.[0]?.extensions?.code).toBe('UPSTREAM_RATE_LIMITED');
   });
 
   it('maps a 404 on a list to NOT_FOUND, while a lookup of a missing project is null', async () => {
@@ -53,54 +112,60 @@ describe('upstream failures reach the caller as coded errors on the failing fiel
     expect(res.errors).toHaveLength(1);
     expect(res.errors?.[0]).toMatchObject({ path: ['userProjects'], extensions: { code: 'NOT_FOUND', upstream: { status: 404, path: '/api/v4/users/nobody-here/projects' } } });
   });
-
-  it('maps an HTML page with status 200 to UPSTREAM_ERROR', async () => {
-    t.sandbox.addFault({ method: 'GET', path: '/api/v4/projects', status: 200, headers: { 'content-type': 'text/html' }, body: '<html>maintenance</html>', times: 1 });
-    const res = await t.gql(TWO_FIELDS);
-    expect(res.data?.healthy).toEqual({ name: 'Core' });
-    expect(res.errors?.[0]).toMatchObject({ path: ['failing'], extensions: { code: 'UPSTREAM_ERROR', upstream: { status: 200 } } });
-    expect(res.errors?.[0]?.message).toMatch(/not JSON/);
-  });
-
-  it('maps a response that never comes to UPSTREAM_TIMEOUT', async () => {
-    t.sandbox.addFault({ method: 'GET', path: '/api/v4/projects', hang: true, times: 1 });
-    const res = await t.gql(TWO_FIELDS);
-    expect(res.data?.healthy).toEqual({ name: 'Core' });
-    expect(res.errors?.[0]).toMatchObject({ path: ['failing'], extensions: { code: 'UPSTREAM_TIMEOUT', upstream: { status: null } } });
-  });
-
-  it('maps a reset connection to UPSTREAM_UNAVAILABLE', async () => {
-    t.sandbox.addFault({ method: 'GET', path: '/api/v4/projects', reset: true, times: 1 });
-    const res = await t.gql(TWO_FIELDS);
-    expect(res.data?.healthy).toEqual({ name: 'Core' });
-    expect(res.errors?.[0]).toMatchObject({ path: ['failing'], extensions: { code: 'UPSTREAM_UNAVAILABLE' } });
-  });
-
-  it('keeps serving after failures', async () => {
-    const res = await t.gql(`{ projects(first: 1) { totalCount } }`);
-    expect(res.errors).toBeUndefined();
-  });
 });
+
+/** A loopback port that was free a moment ago and has nobody listening now. */
+async function deadPort(): Promise<number> {
+  return new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
 
 describe('an upstream that refuses connections', () => {
   let down: TestApp;
   beforeAll(async () => {
-    // A port that was free a moment ago and has nobody listening now.
-    const port = await new Promise<number>((resolve) => {
-      const probe = createServer().listen(0, '127.0.0.1', () => {
-        const address = probe.address();
-        probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-      });
-    });
-    down = await createTestApp({ gitlabUrl: new URL(`http://127.0.0.1:${port}`) });
+    down = await createTestApp({ gitlabUrl: new URL(`http://127.0.0.1:${await deadPort()}`), env: { UPSTREAM_RETRY_BASE_MS: '5' } });
   });
   afterAll(async () => {
     await down.close();
   });
 
-  it('answers UPSTREAM_UNAVAILABLE', async () => {
-    const res = await down.gql(`{ projects(first: 1) { totalCount } }`);
-    expect(res.data).toEqual({ projects: null });
-    expect(res.errors?.[0]).toMatchObject({ extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: { name: 'gitlab', status: null } } });
+  it('answers UPSTREAM_UNAVAILABLE for GitLab while Hubzilla fields resolve', async () => {
+    const res = await down.gql(`{ projects(first: 1) { totalCount } channel { nickname } }`, {}, { headers: { 'x-hubzilla-authorization': HUBZILLA_DEMO } });
+    expect(res.data).toEqual({ projects: null, channel: { nickname: 'demo' } });
+    expect(res.errors?.[0]).toMatchObject({ path: ['projects'], extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: { name: 'gitlab', status: null } } });
+  });
+
+  describe('Hubzilla', () => {
+    let app: App;
+    let hub: HubzillaSandbox;
+    let url: URL;
+    beforeAll(async () => {
+      hub = await startHubzillaSandbox();
+      app = buildApp({
+        config: loadConfig({ UPSTREAM_RETRY_BASE_MS: '5', LOG_FILE: process.env.LOG_FILE, LOG_LEVEL: process.env.LOG_LEVEL }, []),
+        gitlabUrl: new URL(down.sandbox.url),
+        hubzillaUrl: new URL(`http://127.0.0.1:${await deadPort()}`),
+      });
+      url = await app.listen(0, '127.0.0.1');
+    });
+    afterAll(async () => {
+      await app.close();
+      await hub.close();
+    });
+
+    it('answers UPSTREAM_UNAVAILABLE for Hubzilla while GitLab fields resolve', async () => {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'private-token': 'demo-token', 'x-hubzilla-authorization': HUBZILLA_DEMO },
+        body: JSON.stringify({ query: '{ project(fullPath: "platform/core") { name } channel { name } }' }),
+      });
+      const res = (await response.json()) as { data: unknown; errors: { path: unknown; extensions: unknown }[] };
+      expect(res.data).toEqual({ project: { name: 'Core' }, channel: { name: null } });
+      expect(res.errors[0]).toMatchObject({ path: ['channel', 'name'], extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: { name: 'hubzilla', status: null } } });
+    });
   });
 });

@@ -8,6 +8,7 @@
 import { InputError } from '../../errors.js';
 import type { HookRecord } from '../../upstreams/gitlab/records.js';
 import { builder } from '../builder.js';
+import { UPSTREAM_CALL } from '../cost.js';
 import { decodeGlobalId } from '../global-id.js';
 import { resolveConnection } from '../pagination.js';
 import { inputError, runMutation, UserError, type UserErrorShape } from '../user-error.js';
@@ -83,6 +84,7 @@ builder.objectFields(Project, (t) => ({
     ProjectHookConnection,
   ),
   hook: t.field({
+    complexity: UPSTREAM_CALL,
     type: ProjectHook,
     nullable: true,
     description: 'One webhook of the project; null when it does not exist.',

@@ -7,8 +7,9 @@
 import { InputError } from '../../errors.js';
 import type { ArtifactRecord, CommitRecord, JobRecord, PipelineRefRecord, RunnerRecord } from '../../upstreams/gitlab/records.js';
 import { builder } from '../builder.js';
+import { UPSTREAM_CALL } from '../cost.js';
 import type { Context } from '../context.js';
-import { decodeGlobalId } from '../global-id.js';
+import { decodeGlobalId, localIdOf } from '../global-id.js';
 import { resolveConnection } from '../pagination.js';
 import { runMutation, UserError, type UserErrorShape } from '../user-error.js';
 import { downloadPath } from './download-paths.js';
@@ -147,7 +148,7 @@ builder.node(Job, {
       resolve: (j) => (j.pipeline ? { ...j.pipeline, project_id: j.pipeline.project_id ?? j.project_id } : null),
     }),
     user: t.field({ type: User, nullable: true, description: 'User who started the job.', resolve: (j) => j.user ?? null }),
-    project: t.field({ type: Project, nullable: true, description: 'Project of the job.', resolve: (j, _args, ctx) => ctx.gitlab.loaders.project(j.project_id) }),
+    project: t.field({ type: Project, nullable: true, complexity: UPSTREAM_CALL, description: 'Project of the job.', resolve: (j, _args, ctx) => ctx.gitlab.loaders.project(j.project_id) }),
     downloadUrl: t.string({ nullable: true, description: 'Download URL GitLab reports for erase and keep responses.', resolve: (j) => j.download_url ?? null }),
     traceUrl: t.string({
       description: 'Gateway URL streaming the job\'s log (send the same credentials).',
@@ -163,6 +164,7 @@ builder.node(Job, {
       resolve: (j, args) => downloadPath(['projects', j.project_id, 'jobs', j.id, 'artifacts'], args.path),
     }),
     trace: t.string({
+      complexity: UPSTREAM_CALL,
       nullable: true,
       description: 'The job\'s log as text, for small logs (up to 1 MiB; use traceUrl beyond); null when the job has none.',
       args: { tailLines: t.arg.int({ description: 'Returns only the last n lines.' }) },
@@ -252,6 +254,7 @@ builder.objectFields(Project, (t) => ({
     resolve: (p, args) => downloadPath(['projects', p.id, 'snapshot'], undefined, args.wiki ? { wiki: 'true' } : undefined),
   }),
   job: t.field({
+    complexity: UPSTREAM_CALL,
     type: Job,
     nullable: true,
     description: 'One job of the project; null when it does not exist.',
@@ -323,3 +326,13 @@ builder.mutationField('jobArtifactsDelete', (t) =>
     },
   }),
 );
+
+// Federation: a supergraph names a job by its global id (which carries its project); loaded as `node` loads it.
+builder.asEntity(Job, {
+  key: builder.selection<{ id: string }>('id'),
+  resolveReference: (ref, ctx) => {
+    const id = localIdOf(ref.id, 'Job');
+    const key = id === null || !/^\d{1,12}\/\d{1,15}$/.test(id) ? null : parseJobId(id);
+    return key ? ctx.gitlab.loaders.job(...key) : null;
+  },
+});

@@ -11,8 +11,9 @@ import { InputError } from '../../errors.js';
 import type { ProjectReadOptions } from '../../upstreams/gitlab/client.js';
 import type { ProjectRecord } from '../../upstreams/gitlab/records.js';
 import { builder } from '../builder.js';
+import { UPSTREAM_CALL } from '../cost.js';
 import type { Context } from '../context.js';
-import { decodeGlobalId } from '../global-id.js';
+import { decodeGlobalId, localIdOf } from '../global-id.js';
 import { resolveConnection } from '../pagination.js';
 import { selects, selectsOnNodes } from '../selection.js';
 import { Namespace } from './namespace.js';
@@ -177,12 +178,14 @@ builder.node(Project, {
         resolve: (p, _args, ctx) => projectValue(p, 'shared_with_groups', ctx),
       }),
       statistics: t.field({
+        complexity: UPSTREAM_CALL,
         type: ProjectStatistics,
         nullable: true,
         description: 'Storage statistics of the project; null when GitLab does not show them to the caller.',
         resolve: (p, _args, ctx) => projectValue(p, 'statistics', ctx, { statistics: true }),
       }),
       license: t.field({
+        complexity: UPSTREAM_CALL,
         type: ProjectLicense,
         nullable: true,
         description: 'License detected in the repository; null when there is none.',
@@ -195,6 +198,7 @@ builder.node(Project, {
         resolve: (p, _args, ctx) => projectValue(p, '_links', ctx),
       }),
       forkedFrom: t.field({
+        complexity: UPSTREAM_CALL,
         type: Project,
         nullable: true,
         description: 'Project this one was forked from; null when it is not a fork or the caller is anonymous. Fields GitLab embeds in the fork cost no call; any other field loads the parent once per request.',
@@ -205,6 +209,7 @@ builder.node(Project, {
         },
       }),
       languages: t.field({
+        complexity: UPSTREAM_CALL,
         type: [LanguageShare],
         description: 'Programming languages of the repository with their shares, largest first.',
         resolve: async (p, _args, ctx) => {
@@ -275,12 +280,14 @@ export function projectIdFromArg(id: string, allowPath = false): string {
   if (/^\d{1,12}$/.test(id)) return id;
   if (allowPath && !id.startsWith('gid://') && /^[^/\s]+(\/[^/\s]+)+$/.test(id) && id.length <= 255) return id;
   const decoded = decodeGlobalId(id);
-  if (decoded.typename !== 'Project') throw new InputError(`"${id.slice(0, 80)}" is not a Project id.`, ['id']);
+  // A Project global id holds a number; anything else (`gid://duograph/Project/../../users`) never reaches GitLab.
+  if (decoded.typename !== 'Project' || !/^\d{1,12}$/.test(decoded.id)) throw new InputError(`"${id.slice(0, 80)}" is not a Project id.`, ['id']);
   return decoded.id;
 }
 
 builder.queryFields((t) => ({
   project: t.field({
+    complexity: UPSTREAM_CALL,
     type: Project,
     nullable: true,
     description: 'Finds a project by global id (or numeric REST id) or by full path; null when it does not exist or is not visible to the caller.',
@@ -291,6 +298,8 @@ builder.queryFields((t) => ({
     resolve: (_root, args, ctx, info) => {
       const given = [args.id, args.fullPath].filter((v) => v !== null && v !== undefined);
       if (given.length !== 1) throw new InputError('Give exactly one of "id" and "fullPath".', given.length ? ['fullPath'] : ['id']);
+      // GitLab's full paths are at most 255 characters: a longer one is refused before any call.
+      if (typeof args.fullPath === 'string' && args.fullPath.length > 255) throw new InputError('"fullPath" is longer than 255 characters.', ['fullPath']);
       const key = args.id !== null && args.id !== undefined ? projectIdFromArg(String(args.id)) : String(args.fullPath);
       return ctx.gitlab.loaders.project(key, { statistics: selects(info, ['statistics']), license: selects(info, ['license']) });
     },
@@ -324,3 +333,12 @@ builder.queryFields((t) => ({
     ProjectConnection,
   ),
 }));
+
+// Federation: a supergraph names a project by its global id; it loads through the request's loader, as `node` does.
+builder.asEntity(Project, {
+  key: builder.selection<{ id: string }>('id'),
+  resolveReference: (ref, ctx) => {
+    const id = localIdOf(ref.id, 'Project');
+    return id === null ? null : ctx.gitlab.loaders.project(id);
+  },
+});

@@ -1,6 +1,7 @@
 /** A project's push rule (paid tier): Project.pushRule and its mutations. */
 import type { PushRuleRecord } from '../../upstreams/gitlab/records.js';
 import { builder } from '../builder.js';
+import { UPSTREAM_CALL } from '../cost.js';
 import { runMutation, UserError, type UserErrorShape } from '../user-error.js';
 import { Project, projectIdFromArg } from './project.js';
 
@@ -36,6 +37,7 @@ export const PushRule = builder.objectRef<PushRuleRecord>('PushRule').implement(
 
 builder.objectField(Project, 'pushRule', (t) =>
   t.field({
+    complexity: UPSTREAM_CALL,
     type: PushRule,
     nullable: true,
     description: 'Push rule of the project; null when it has none.',

@@ -5,6 +5,7 @@
  */
 import type { AlbumRecord, PhotoRecord } from '../../upstreams/hubzilla/records.js';
 import { builder } from '../builder.js';
+import { UPSTREAM_CALL } from '../cost.js';
 import { Channel, channelLoaders } from './channel.js';
 import { hubzillaFilePath } from './download-paths.js';
 import { ChannelFile } from './file.js';
@@ -78,6 +79,7 @@ export const PhotoAlbum = builder.objectRef<AlbumModel>('PhotoAlbum').implement(
       },
     }),
     photos: t.field({
+      complexity: UPSTREAM_CALL,
       type: [Photo],
       description: 'Photos of the album, one entry per photo with all its sizes.',
       resolve: async (a, _args, ctx) =>
@@ -88,6 +90,7 @@ export const PhotoAlbum = builder.objectRef<AlbumModel>('PhotoAlbum').implement(
 
 builder.objectFields(Channel, (t) => ({
   albums: t.field({
+    complexity: UPSTREAM_CALL,
     type: [PhotoAlbum],
     description: 'Photo albums of the channel (`albums`); empty when there are none.',
     resolve: async (c, _args, ctx) => (await channelLoaders(ctx, c.nickname).albums()).map((record) => ({ record, channel: c.nickname })),

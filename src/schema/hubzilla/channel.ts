@@ -10,6 +10,7 @@ import { InputError } from '../../errors.js';
 import { checkNickname } from '../../upstreams/hubzilla/client.js';
 import type { ChannelLoaders } from '../../upstreams/hubzilla/loaders.js';
 import { builder } from '../builder.js';
+import { UPSTREAM_CALL } from '../cost.js';
 import type { Context } from '../context.js';
 import { Xchan } from './xchan.js';
 
@@ -92,6 +93,7 @@ builder.objectType(Channel, {
       resolve: async (c, _args, ctx) => (await channelLoaders(ctx, c.nickname).info())?.channel_timezone ?? null,
     }),
     xchan: t.field({
+      complexity: UPSTREAM_CALL,
       type: Xchan,
       nullable: true,
       description: 'The channel\'s own global identity.',
@@ -101,10 +103,12 @@ builder.objectType(Channel, {
       },
     }),
     accountChannels: t.stringList({
+      complexity: UPSTREAM_CALL,
       description: 'Nicknames of every channel of the login\'s account (`channel/list`).',
       resolve: (_c, _args, ctx) => ctx.hubzilla.loaders.channelList(),
     }),
     export: t.field({
+      complexity: UPSTREAM_CALL,
       type: 'JSON',
       description:
         'The channel export (`channel/export/basic`) as JSON, with every private key, password hash, salt, secret and token removed at any depth. Without sections, the hub\'s defaults: channel, connections, config, apps.',
@@ -116,6 +120,7 @@ builder.objectType(Channel, {
 
 builder.queryFields((t) => ({
   channel: t.field({
+    complexity: UPSTREAM_CALL,
     type: Channel,
     nullable: true,
     description:

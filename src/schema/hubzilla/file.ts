@@ -8,6 +8,7 @@ import { InputError } from '../../errors.js';
 import { checkFileHash } from '../../upstreams/hubzilla/client.js';
 import type { FileRecord } from '../../upstreams/hubzilla/records.js';
 import { builder } from '../builder.js';
+import { UPSTREAM_CALL } from '../cost.js';
 import { resolveConnection } from '../pagination.js';
 import { Channel, channelLoaders, parseScopedId, scopedId } from './channel.js';
 import { hubzillaFilePath } from './download-paths.js';
@@ -80,6 +81,7 @@ builder.node(ChannelFile, {
         resolve: (f) => (f.record.is_dir ? null : hubzillaFilePath(f.record.hash, f.channel)),
       }),
       content: t.string({
+        complexity: UPSTREAM_CALL,
         nullable: true,
         description: `A chunk of the file, base64-encoded (\`filedata\`), for small reads of at most ${MAX_CONTENT_READ} bytes; null for a folder. Use downloadUrl for whole files.`,
         args: {
@@ -126,6 +128,7 @@ builder.objectFields(Channel, (t) => ({
     ChannelFileConnection,
   ),
   file: t.field({
+    complexity: UPSTREAM_CALL,
     type: ChannelFile,
     nullable: true,
     description: 'One file or folder by its exact hash (`filemeta`); null when there is none.',

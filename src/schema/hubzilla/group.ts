@@ -8,6 +8,7 @@
  */
 import type { ConnectionRecord, GroupMemberRecord, GroupRecord } from '../../upstreams/hubzilla/records.js';
 import { builder } from '../builder.js';
+import { UPSTREAM_CALL } from '../cost.js';
 import type { Context } from '../context.js';
 import { Channel, channelLoaders } from './channel.js';
 import { Xchan, type XchanModel } from './xchan.js';
@@ -79,6 +80,7 @@ export const PrivacyGroup = builder.objectRef<GroupModel>('PrivacyGroup').implem
     visible: t.boolean({ description: 'Indicates members can see the group.', resolve: (g) => g.record.visible }),
     deleted: t.boolean({ description: 'Indicates the group was deleted (the hub still lists it).', resolve: (g) => g.record.deleted }),
     members: t.field({
+      complexity: UPSTREAM_CALL,
       type: [PrivacyGroupMember],
       description: 'Members of the group (`group_members`), loaded in one batch for every group asked.',
       resolve: async (g, _args, ctx) => ((await channelLoaders(ctx, g.channel).members(g.record.id)) ?? []).map((record) => ({ record, channel: g.channel })),
@@ -88,6 +90,7 @@ export const PrivacyGroup = builder.objectRef<GroupModel>('PrivacyGroup').implem
 
 builder.objectFields(Channel, (t) => ({
   privacyGroups: t.field({
+    complexity: UPSTREAM_CALL,
     type: [PrivacyGroup],
     description: 'Privacy groups of the channel (`group`), deleted ones included unless excluded.',
     args: { includeDeleted: t.arg.boolean({ defaultValue: true, description: 'Includes groups marked deleted (the hub lists them).' }) },
@@ -97,6 +100,7 @@ builder.objectFields(Channel, (t) => ({
         .map((record) => ({ record, channel: c.nickname })),
   }),
   connections: t.field({
+    complexity: UPSTREAM_CALL,
     type: [ChannelConnection],
     description: 'Connections of the channel (`abook`), its own entry included.',
     resolve: (c, _args, ctx) => channelLoaders(ctx, c.nickname).connections(),

@@ -13,7 +13,9 @@ import { InputError } from '../../errors.js';
 import { ItemUpdateRefused, threadsOf, type ItemUpdateParams, type NetworkStreamFilters } from '../../upstreams/hubzilla/client.js';
 import type { ItemRecord } from '../../upstreams/hubzilla/records.js';
 import { builder } from '../builder.js';
+import { UPSTREAM_CALL } from '../cost.js';
 import type { Context } from '../context.js';
+import { localIdOf } from '../global-id.js';
 import { resolveConnection } from '../pagination.js';
 import { UserError, inputError, type UserErrorShape } from '../user-error.js';
 import { Channel, channelLoaders, parseScopedId, scopedId } from './channel.js';
@@ -49,6 +51,15 @@ function person(summary: ItemRecord['author'], hash: string | null): XchanModel 
 }
 
 /** The global id's local part: the message id, which identifies an item on every hub. */
+/** An item by the local part of its global id: its thread is read once per request, as the channel's loaders do. */
+async function loadChannelItem(id: string, ctx: Context): Promise<ItemModel | null> {
+  const { channel, local } = parseScopedId(id);
+  const [top = '', mid = top] = local.split(' ');
+  const thread = await channelLoaders(ctx, channel).thread({ mid: top });
+  const record = thread?.find((i) => i.message_id === mid);
+  return record && thread ? { record, channel, thread } : null;
+}
+
 function itemKey(record: ItemRecord): string {
   return record.message_top === record.message_id ? record.message_id : `${record.message_top} ${record.message_id}`;
 }
@@ -110,13 +121,7 @@ export const ChannelItemTag = builder.objectRef<ItemRecord['tags'][number]>('Cha
 builder.node(ChannelItem, {
   description: 'A post or comment in a Hubzilla channel (an item), as the hub\'s activity object and item record describe it.',
   id: { resolve: (i) => scopedId(i.channel, itemKey(i.record)) },
-  loadOne: async (id, ctx) => {
-    const { channel, local } = parseScopedId(id);
-    const [top = '', mid = top] = local.split(' ');
-    const thread = await channelLoaders(ctx, channel).thread({ mid: top });
-    const record = thread?.find((i) => i.message_id === mid);
-    return record && thread ? { record, channel, thread } : null;
-  },
+  loadOne: (id, ctx) => loadChannelItem(id, ctx),
   fields: (t) => {
     const text = (key: keyof ItemRecord, description: string) =>
       t.string({ description, resolve: (i) => String(i.record[key] ?? '') });
@@ -316,6 +321,7 @@ builder.objectFields(Channel, (t) => ({
     ChannelItemConnection,
   ),
   item: t.field({
+    complexity: UPSTREAM_CALL,
     type: ChannelItem,
     nullable: true,
     description:
@@ -456,3 +462,12 @@ builder.mutationFields((t) => ({
     },
   }),
 }));
+
+// Federation: a supergraph names an item by its global id; loaded as `node` loads it.
+builder.asEntity(ChannelItem, {
+  key: builder.selection<{ id: string }>('id'),
+  resolveReference: (ref, ctx) => {
+    const id = localIdOf(ref.id, 'ChannelItem');
+    return id === null ? null : loadChannelItem(id, ctx);
+  },
+});

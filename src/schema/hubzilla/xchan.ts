@@ -9,6 +9,7 @@ import { InputError } from '../../errors.js';
 import type { XchanKey } from '../../upstreams/hubzilla/client.js';
 import type { XchanRecord, XchanSummary } from '../../upstreams/hubzilla/records.js';
 import { builder } from '../builder.js';
+import { UPSTREAM_CALL } from '../cost.js';
 import type { Context } from '../context.js';
 
 /** An xchan as far as it is known: a full record, an embedded summary, or only a key. */
@@ -107,6 +108,7 @@ builder.node(Xchan, {
 
 builder.queryFields((t) => ({
   xchan: t.field({
+    complexity: UPSTREAM_CALL,
     type: Xchan,
     nullable: true,
     description:
@@ -125,3 +127,9 @@ builder.queryFields((t) => ({
     },
   }),
 }));
+
+// Federation: a supergraph names an xchan by its portable hash; one lookup per hash per request, as `node`.
+builder.asEntity(Xchan, {
+  key: builder.selection<{ hash: string }>('hash'),
+  resolveReference: (ref, ctx) => ctx.hubzilla.loaders.xchan('hash', ref.hash).then((record) => (record ? { record } : null)),
+});
