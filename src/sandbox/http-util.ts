@@ -190,3 +190,38 @@ function parseMultipart(body: Buffer, boundary: string, parsed: ParsedBody): voi
     position = next;
   }
 }
+
+/** One request as a sandbox received it. */
+export interface RecordedRequest {
+  method: string;
+  /** Raw path as received, still percent-encoded, without the query. */
+  path: string;
+  query: Record<string, string[]>;
+  /** Header names in lower case; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  /** The raw request body as text; '' when there is none. */
+  body: string;
+}
+
+/**
+ * A fault to inject into matching requests (all given conditions must match).
+ * The rule first waits `delayMs`; then `reset` destroys the socket, `hang`
+ * never answers, and `status`/`body`/`headers` answer with that response
+ * (each sandbox documents its defaults). A rule with only `delayMs` slows
+ * matching requests and lets them through.
+ */
+export interface FaultRule {
+  method?: string;
+  /** A string matches the raw path (see each sandbox for aliases); a RegExp is tested against the raw path. */
+  path?: RegExp | string;
+  status?: number;
+  body?: string;
+  headers?: Record<string, string>;
+  delayMs?: number;
+  /** Never respond. */
+  hang?: boolean;
+  /** Destroy the socket (TCP reset). */
+  reset?: boolean;
+  /** How many requests the rule applies to; default Infinity. */
+  times?: number;
+}

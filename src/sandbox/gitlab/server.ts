@@ -31,40 +31,8 @@ export { LARGE_ARTIFACT_JOB_ID, LARGE_ARTIFACT_PATH, SEED_JOB_TOKEN } from './ci
 export { MANUAL_CLOCK_START, STEP_MS } from './clock.js';
 export type { HookDelivery } from './hook-delivery.js';
 
-/** One request as the sandbox received it. */
-export interface RecordedRequest {
-  method: string;
-  /** Raw path as received, still percent-encoded, without the query. */
-  path: string;
-  query: Record<string, string[]>;
-  /** Header names in lower case. */
-  headers: Record<string, string>;
-  /** The raw request body as UTF-8 text; '' when there is none. */
-  body: string;
-}
-
-/**
- * A fault to inject into matching requests (all given conditions must match).
- * The rule first waits `delayMs`; then `reset` destroys the socket, `hang`
- * never answers, and `status`/`body` answer with that response (status
- * default 500, body `{"message":"500 Internal Server Error"}`, JSON content type unless `headers` say otherwise). A rule with
- * only `delayMs` slows matching requests and lets them through.
- */
-export interface FaultRule {
-  method?: string;
-  /** A string matches the raw path exactly; a RegExp is tested against the raw path. */
-  path?: RegExp | string;
-  status?: number;
-  body?: string;
-  headers?: Record<string, string>;
-  delayMs?: number;
-  /** Never respond. */
-  hang?: boolean;
-  /** Destroy the socket (TCP reset). */
-  reset?: boolean;
-  /** How many requests the rule applies to; default Infinity. */
-  times?: number;
-}
+import type { FaultRule, RecordedRequest } from '../http-util.js';
+export type { FaultRule, RecordedRequest };
 
 export interface GitlabSandboxOptions {
   /** Port to listen on; default 0 = an ephemeral port. */

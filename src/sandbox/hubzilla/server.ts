@@ -24,37 +24,8 @@ import type { Store } from './store.js';
 
 export { DEMO_ACCOUNTS } from './seed.js';
 
-/** A request as the sandbox received it. */
-export interface RecordedRequest {
-  method: string;
-  /** Raw path, without the query string. */
-  path: string;
-  query: Record<string, string[]>;
-  /** Lower-case names; repeated headers joined with ", ". */
-  headers: Record<string, string>;
-  /** Raw body as text ('' if none); multipart bodies as latin1 text. */
-  body: string;
-}
-
-/**
- * A fault to inject. It matches when `method` (case-insensitive) and `path`
- * match: a RegExp is tested against the raw path, a string equals the raw path
- * or the path relative to `/api/z/1.0/` (`'files'`, `'/files'`). The first
- * matching rule wins; `times` limits how often (default: always). Behaviour:
- * wait `delayMs`, then `hang` (never answer), `reset` (destroy the socket), or
- * answer `status` (default 500) with `body` (default '') and `headers`.
- */
-export interface FaultRule {
-  method?: string;
-  path?: RegExp | string;
-  status?: number;
-  body?: string;
-  headers?: Record<string, string>;
-  delayMs?: number;
-  hang?: boolean;
-  reset?: boolean;
-  times?: number;
-}
+import type { FaultRule, RecordedRequest } from '../http-util.js';
+export type { FaultRule, RecordedRequest };
 
 export interface HubzillaSandboxOptions {
   /** Port to listen on; 0 (default) picks a free one. */
