@@ -55,7 +55,7 @@ async function server(): Promise<void> {
   const interval = String(values.interval);
   const sandbox = await startGitlabSandbox({ clock: 'manual' });
   const app = buildApp({
-    config: loadConfig({ POLL_INTERVAL_MS: interval, POLL_MAX_INTERVAL_MS: interval, GITLAB_WEBHOOK_SECRET: SECRET, UPSTREAM_CONNECTIONS: '64' }, []),
+    config: loadConfig({ LOG_LEVEL: 'warn', POLL_INTERVAL_MS: interval, POLL_MAX_INTERVAL_MS: interval, GITLAB_WEBHOOK_SECRET: SECRET, UPSTREAM_CONNECTIONS: '64' }, []),
     gitlabUrl: new URL(sandbox.url),
     log: () => {},
   });
