@@ -42,7 +42,7 @@ const { values: flags } = parseArgs({
     warmup: { type: 'string', default: '0.5' },
     concurrency: { type: 'string', default: '1,16' },
     latency: { type: 'string', default: '20' },
-    connections: { type: 'string', default: '64' },
+    connections: { type: 'string', default: '128' },
     only: { type: 'string' },
     profile: { type: 'boolean', default: false },
     render: { type: 'boolean', default: false },
@@ -124,6 +124,7 @@ function startGateway(upstreams: Record<string, string>): Promise<Server> {
       PORT: '0',
       HOST: '127.0.0.1',
       UPSTREAM_CONNECTIONS: String(CONNECTIONS),
+      UPSTREAM_MAX_CONCURRENCY: String(CONNECTIONS),
     },
     (line) => {
       const url = /GraphiQL at (\S+)/.exec(line)?.[1];

@@ -31,7 +31,7 @@ export interface Config {
   readonly breakerThreshold: number;
   /** How long an open breaker fails calls fast before one probe may go through, in ms (BREAKER_RESET_MS). Default 10,000. */
   readonly breakerResetMs: number;
-  /** Calls in flight at once per upstream; more wait within their deadline (UPSTREAM_MAX_CONCURRENCY). Default 64. */
+  /** Calls in flight at once per upstream; more wait within their deadline (UPSTREAM_MAX_CONCURRENCY). Default 128: one page of 100 items fans out in one wave. */
   readonly upstreamMaxConcurrency: number;
   /** Deepest selection an operation may have, introspection aside (MAX_DEPTH). Default 15. */
   readonly maxDepth: number;
@@ -47,7 +47,7 @@ export interface Config {
   readonly maxCost: number;
   /** Let "Did you mean …?" suggestions name schema fields in errors (FIELD_SUGGESTIONS). Default false. */
   readonly fieldSuggestions: boolean;
-  /** Keep-alive connections per upstream pool (UPSTREAM_CONNECTIONS). Default 64. */
+  /** Keep-alive connections per upstream pool (UPSTREAM_CONNECTIONS). Default 128, as many as a page's fan-out. */
   readonly upstreamConnections: number;
   /** Largest upstream JSON body accepted, in bytes (UPSTREAM_MAX_RESPONSE_BYTES). Default 32 MiB. */
   readonly upstreamMaxResponseBytes: number;
@@ -181,7 +181,7 @@ const OPTIONS = [
   { key: 'upstreamRetryMaxDelayMs', env: 'UPSTREAM_RETRY_MAX_DELAY_MS', flag: '--upstream-retry-max-delay-ms', help: 'longest wait before a retry, Retry-After included, in ms (default 2000)', parse: integer(1, 600_000) },
   { key: 'breakerThreshold', env: 'BREAKER_THRESHOLD', flag: '--breaker-threshold', help: 'consecutive failures that open an upstream breaker, 0 = off (default 5)', parse: integer(0, 10_000) },
   { key: 'breakerResetMs', env: 'BREAKER_RESET_MS', flag: '--breaker-reset-ms', help: 'how long an open breaker fails fast before a probe, in ms (default 10000)', parse: integer(1, 3_600_000) },
-  { key: 'upstreamMaxConcurrency', env: 'UPSTREAM_MAX_CONCURRENCY', flag: '--upstream-max-concurrency', help: 'calls in flight at once per upstream (default 64)', parse: integer(1, 10_000) },
+  { key: 'upstreamMaxConcurrency', env: 'UPSTREAM_MAX_CONCURRENCY', flag: '--upstream-max-concurrency', help: 'calls in flight at once per upstream (default 128)', parse: integer(1, 10_000) },
   { key: 'maxDepth', env: 'MAX_DEPTH', flag: '--max-depth', help: 'deepest selection of an operation (default 15)', parse: integer(1, 1000) },
   { key: 'maxAliases', env: 'MAX_ALIASES', flag: '--max-aliases', help: 'most aliases in an operation (default 30)', parse: integer(0, 100_000) },
   { key: 'maxTokens', env: 'MAX_TOKENS', flag: '--max-tokens', help: 'most tokens in a GraphQL document (default 2000)', parse: integer(10, 1_000_000) },
@@ -189,7 +189,7 @@ const OPTIONS = [
   { key: 'maxBodyBytes', env: 'MAX_BODY_BYTES', flag: '--max-body-bytes', help: 'largest non-multipart GraphQL request body in bytes (default 1048576)', parse: integer(1024, 2 ** 30) },
   { key: 'maxCost', env: 'MAX_COST', flag: '--max-cost', help: 'most upstream calls an operation may be estimated to cause (default 2000)', parse: integer(1, 10_000_000) },
   { key: 'fieldSuggestions', env: 'FIELD_SUGGESTIONS', flag: '--field-suggestions', help: 'name schema fields in "Did you mean" errors (default false)', parse: flag },
-  { key: 'upstreamConnections', env: 'UPSTREAM_CONNECTIONS', flag: '--upstream-connections', help: 'keep-alive connections per upstream (default 64)', parse: integer(1, 4096) },
+  { key: 'upstreamConnections', env: 'UPSTREAM_CONNECTIONS', flag: '--upstream-connections', help: 'keep-alive connections per upstream (default 128)', parse: integer(1, 4096) },
   { key: 'upstreamMaxResponseBytes', env: 'UPSTREAM_MAX_RESPONSE_BYTES', flag: '--upstream-max-response-bytes', help: 'largest upstream JSON response in bytes (default 33554432)', parse: integer(1024, 2 ** 31) },
   { key: 'maxUploadBytes', env: 'MAX_UPLOAD_BYTES', flag: '--max-upload-bytes', help: 'largest uploaded file in bytes (default 104857600)', parse: integer(1, 2 ** 40) },
   { key: 'defaultPageSize', env: 'DEFAULT_PAGE_SIZE', flag: '--default-page-size', help: 'page size when neither first nor last is given (default 20)', parse: integer(1, 100) },
@@ -222,7 +222,7 @@ const DEFAULTS: Config = {
   upstreamRetryMaxDelayMs: 2_000,
   breakerThreshold: 5,
   breakerResetMs: 10_000,
-  upstreamMaxConcurrency: 64,
+  upstreamMaxConcurrency: 128,
   maxDepth: 15,
   maxAliases: 30,
   maxTokens: 2_000,
@@ -230,7 +230,7 @@ const DEFAULTS: Config = {
   maxBodyBytes: 1024 * 1024,
   maxCost: 2_000,
   fieldSuggestions: false,
-  upstreamConnections: 64,
+  upstreamConnections: 128,
   upstreamMaxResponseBytes: 32 * 1024 * 1024,
   maxUploadBytes: 100 * 1024 * 1024,
   defaultPageSize: 20,

@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import { Pool, errors as undiciErrors } from 'undici';
 import type { Dispatcher } from 'undici';
 import { UpstreamError, type ErrorCode, type UpstreamInfo } from '../errors.js';
-import { backoffDelay, CircuitBreaker, ConcurrencyLimiter, parseRetryAfter, sleep, type ResiliencePolicy } from './resilience.js';
+import { backoffDelay, CircuitBreaker, ConcurrencyLimiter, deadline, parseRetryAfter, sleep, type ResiliencePolicy } from './resilience.js';
 
 export interface HttpClientOptions {
   /** Upstream name shown in errors and metrics, e.g. "gitlab". */
@@ -56,7 +56,7 @@ export const DEFAULT_POLICY = {
   retryMaxDelayMs: 2_000,
   breakerThreshold: 5,
   breakerResetMs: 10_000,
-  maxConcurrency: 64,
+  maxConcurrency: 128,
 } as const;
 
 /** Statuses worth another attempt of an idempotent call: the upstream or a proxy in front of it is briefly unable. */
@@ -330,17 +330,21 @@ export class HttpClient {
     const headers: Record<string, string> = { accept: request.accept ?? '*/*', ...request.headers };
     if (request.range) headers.range = request.range;
     this.enterBreaker(info);
-    const deadline = AbortSignal.timeout(this.policy.deadlineMs);
-    const release = await this.slot(request.signal ? AbortSignal.any([request.signal, deadline]) : deadline, info);
+    const headersDeadline = deadline(this.policy.deadlineMs, request.signal);
     try {
-      const response = await this.send(request, path, headers, request.signal, info);
-      this.judge(response.statusCode);
-      return { status: response.statusCode, headers: flattenHeaders(response.headers), body: response.body };
-    } catch (error) {
-      this.judgeError(error, request.signal);
-      throw error;
+      const release = await this.slot(headersDeadline.signal, info);
+      try {
+        const response = await this.send(request, path, headers, request.signal, info);
+        this.judge(response.statusCode);
+        return { status: response.statusCode, headers: flattenHeaders(response.headers), body: response.body };
+      } catch (error) {
+        this.judgeError(error, request.signal);
+        throw error;
+      } finally {
+        release();
+      }
     } finally {
-      release();
+      headersDeadline.dispose();
     }
   }
 
@@ -353,8 +357,16 @@ export class HttpClient {
    */
   private async execute(request: UpstreamRequest, path: string, headers: Record<string, string>, info: UpstreamInfo): Promise<ReadResponse> {
     const started = Date.now();
-    const deadline = AbortSignal.timeout(this.policy.deadlineMs);
-    const signal = request.signal ? AbortSignal.any([request.signal, deadline]) : deadline;
+    const callDeadline = deadline(this.policy.deadlineMs, request.signal);
+    try {
+      return await this.executeUntil(callDeadline.signal, started, request, path, headers, info);
+    } finally {
+      callDeadline.dispose();
+    }
+  }
+
+  /** The attempts of `execute`, under one deadline signal. */
+  private async executeUntil(signal: AbortSignal, started: number, request: UpstreamRequest, path: string, headers: Record<string, string>, info: UpstreamInfo): Promise<ReadResponse> {
     // Never a retry of a write: a POST that timed out may well have happened.
     const retries = request.method === 'GET' ? this.policy.retries : 0;
     for (let attempt = 0; ; attempt++) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { upstreamPolicy } from '../../src/server/app.js';
-import { backoffDelay, CircuitBreaker, ConcurrencyLimiter, parseRetryAfter } from '../../src/upstreams/resilience.js';
+import { backoffDelay, CircuitBreaker, ConcurrencyLimiter, deadline, parseRetryAfter } from '../../src/upstreams/resilience.js';
 
 describe('CircuitBreaker', () => {
   it('opens after the threshold of consecutive failures, lets one probe through after the reset time, and closes on its success', () => {
@@ -96,7 +96,7 @@ describe('the resilience and limit options', () => {
       retryMaxDelayMs: 2000,
       breakerThreshold: 5,
       breakerResetMs: 10_000,
-      maxConcurrency: 64,
+      maxConcurrency: 128,
     });
     expect(config).toMatchObject({ maxDepth: 15, maxAliases: 30, maxTokens: 2000, maxDirectives: 20, maxBodyBytes: 1_048_576, maxCost: 2000, fieldSuggestions: false });
   });
@@ -106,5 +106,39 @@ describe('the resilience and limit options', () => {
     expect(() => loadConfig({ BREAKER_THRESHOLD: '-1' })).toThrow('BREAKER_THRESHOLD must be a whole number');
     expect(() => loadConfig({ MAX_COST: '0' })).toThrow('MAX_COST must be between 1');
     expect(loadConfig({}, ['--upstream-headers-timeout-ms', '250']).upstreamHeadersTimeoutMs).toBe(250);
+  });
+});
+
+describe('deadline', () => {
+  it('aborts with a TimeoutError when the time is up', async () => {
+    const d = deadline(20);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(d.signal.aborted).toBe(true);
+    expect((d.signal.reason as Error).name).toBe('TimeoutError');
+    d.dispose();
+  });
+
+  it("aborts with the caller's reason when the caller aborts first", () => {
+    const caller = new AbortController();
+    const d = deadline(10_000, caller.signal);
+    caller.abort(new Error('client went away'));
+    expect(d.signal.aborted).toBe(true);
+    expect((d.signal.reason as Error).message).toBe('client went away');
+    d.dispose();
+  });
+
+  it('starts aborted under an aborted caller', () => {
+    const caller = new AbortController();
+    caller.abort(new Error('gone'));
+    expect(deadline(10_000, caller.signal).signal.aborted).toBe(true);
+  });
+
+  it('once disposed, neither the timer nor the caller aborts it', async () => {
+    const caller = new AbortController();
+    const d = deadline(20, caller.signal);
+    d.dispose();
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    caller.abort(new Error('late'));
+    expect(d.signal.aborted).toBe(false);
   });
 });
