@@ -2,6 +2,7 @@
 import { printSubgraphSchema } from '@apollo/subgraph';
 import type { GraphQLSchema } from 'graphql';
 import { builder } from './builder.js';
+import { resolveNodeIdsSynchronously } from './node-ids.js';
 import './scalars.js';
 import './gitlab/project.js';
 import './gitlab/project-mutations.js';
@@ -18,7 +19,9 @@ import './hubzilla/group.js';
 
 /** The schema as an Apollo Federation 2 subgraph: every type, plus `_service { sdl }` and `_entities` for the entities' `@key`s. */
 export function buildSchema(): GraphQLSchema {
-  return builder.toSubGraphSchema({ sortSchema: true, linkUrl: 'https://specs.apollo.dev/federation/v2.6' });
+  const schema = builder.toSubGraphSchema({ sortSchema: true, linkUrl: 'https://specs.apollo.dev/federation/v2.6' });
+  resolveNodeIdsSynchronously(schema);
+  return schema;
 }
 
 /** The SDL with its federation directives (`@link`, `@key`), which graphql's printSchema drops. */
