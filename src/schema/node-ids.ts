@@ -2,13 +2,13 @@
  * Pothos serves every Node's `id` through an async wrapper: a promise per
  * node, so a list of 2,000 jobs costs 2,000 promises and makes the compiled
  * executor finish each item asynchronously. Every `id` resolver here is
- * synchronous (it reads the record), so the wrapper is replaced by a plain
- * function that encodes the same global id.
+ * synchronous but one (it reads the record), so the wrapper is replaced by a
+ * function that encodes the same global id, and awaits only when it must.
  */
 import { isObjectType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
 import { encodeGlobalId } from './global-id.js';
 
-type LocalIdResolver = (parent: unknown) => string | number | bigint;
+type LocalIdResolver = GraphQLFieldResolver<unknown, unknown, unknown, string | number | bigint | Promise<string | number | bigint>>;
 
 function localIdResolver(options: unknown): LocalIdResolver | null {
   const id = (options as { id?: { resolve?: unknown } } | undefined)?.id;
@@ -24,10 +24,10 @@ export function resolveNodeIdsSynchronously(schema: GraphQLSchema): number {
     const field = type.getFields().id;
     if (!localId || !field) continue;
     const typename = type.name;
-    const resolve: GraphQLFieldResolver<unknown, unknown> = (parent) => {
-      const id = localId(parent);
-      // A resolver that returned a promise after all keeps working, just not faster.
-      return isPromise(id) ? Promise.resolve(id).then((value) => encodeGlobalId(typename, value)) : encodeGlobalId(typename, id);
+    const resolve: GraphQLFieldResolver<unknown, unknown> = (parent, args, context, info) => {
+      const id = localId(parent, args, context, info);
+      // An id that needs a lookup (an xchan known by summary only) stays asynchronous.
+      return isPromise(id) ? id.then((value) => encodeGlobalId(typename, value)) : encodeGlobalId(typename, id);
     };
     field.resolve = resolve;
     changed++;
