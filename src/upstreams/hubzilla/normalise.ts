@@ -65,10 +65,21 @@ export function date(value: unknown): string | null {
   if (typeof value !== 'string') return null;
   const match = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]00:?00)?$/.exec(value.trim());
   if (!match) return null;
-  const year = Number(match[1]);
+  const [, y, mo, d, h, mi, sec] = match as unknown as [string, string, string, string, string, string, string];
+  const year = Number(y);
   if (year <= 1) return null;
-  const parsed = new Date(`${match[1]}-${match[2]}-${match[3]}T${match[4]}:${match[5]}:${match[6]}Z`);
+  // A valid timestamp is already its ISO form; only odd ones (day 31 of a 30-day month…) go through Date, which rolls them over.
+  if (isValidDate(year, Number(mo), Number(d)) && Number(h) < 24 && Number(mi) < 60 && Number(sec) < 60) return `${y}-${mo}-${d}T${h}:${mi}:${sec}.000Z`;
+  const parsed = new Date(`${y}-${mo}-${d}T${h}:${mi}:${sec}Z`);
   return Number.isNaN(parsed.getTime()) ? null : parsed.toISOString();
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function isValidDate(year: number, month: number, day: number): boolean {
+  if (month < 1 || month > 12 || day < 1) return false;
+  const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return day <= (DAYS_IN_MONTH[month - 1] ?? 0) + (leap ? 1 : 0);
 }
 
 /** An ACL string `<hash1><hash2>` as its hashes; null when absent (stream activities carry no ACL). */
@@ -80,7 +91,19 @@ export function optAclList(value: unknown): string[] | null {
 export function aclList(value: unknown): string[] {
   if (Array.isArray(value)) return value.map(str).filter((s) => s !== '');
   const text = str(value);
-  return [...text.matchAll(/<([^<>]*)>/g)].map((m) => m[1] ?? '').filter((s) => s !== '');
+  const list: string[] = [];
+  // What /<([^<>]*)>/g finds, without a match object per entry: most ACLs are empty or short.
+  for (let open = text.indexOf('<'); open !== -1; ) {
+    let end = open + 1;
+    while (end < text.length && text[end] !== '<' && text[end] !== '>') end++;
+    if (text[end] === '>') {
+      if (end > open + 1) list.push(text.slice(open + 1, end));
+      open = text.indexOf('<', end + 1);
+    } else {
+      open = end < text.length ? end : -1;
+    }
+  }
+  return list;
 }
 
 /** JSON held in a string (item rows keep `attach` and `obj` that way); the value itself otherwise. */
