@@ -89,15 +89,35 @@ function withoutTypename(document: DocumentNode): DocumentNode {
   return result;
 }
 
-/** Refuses, before execution, an operation estimated to cause more than `max` upstream calls. */
+/** Estimates kept per document, each for this many operation-and-variables combinations at most. */
+const COSTS_PER_DOCUMENT = 32;
+
+/**
+ * Refuses, before execution, an operation estimated to cause more than `max`
+ * upstream calls. The estimate is a validation pass over the document, a few
+ * percent of a small query's CPU, so it is kept per parsed document (Yoga
+ * reuses one per query text) and per operation name and variables.
+ */
 export function useCostLimit(max: number): Plugin {
+  const estimates = new WeakMap<DocumentNode, Map<string, GraphQLError | null>>();
+  const refusal = (args: CostArgs): GraphQLError | null => {
+    let byInput = estimates.get(args.document);
+    if (!byInput) estimates.set(args.document, (byInput = new Map()));
+    const key = `${args.operationName ?? ''}\n${JSON.stringify(args.variableValues ?? {})}`;
+    const known = byInput.get(key);
+    if (known !== undefined) return known;
+    const { error } = checkCost(args, max);
+    if (byInput.size >= COSTS_PER_DOCUMENT) byInput.clear();
+    byInput.set(key, error);
+    return error;
+  };
   return {
     onExecute({ args, setResultAndStopExecution }) {
-      const { error } = checkCost(args, max);
+      const error = refusal(args);
       if (error) setResultAndStopExecution({ errors: [error] });
     },
     onSubscribe({ args, setResultAndStopExecution }) {
-      const { error } = checkCost(args, max);
+      const error = refusal(args);
       if (error) setResultAndStopExecution({ errors: [error] });
     },
   };

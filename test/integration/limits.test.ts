@@ -70,6 +70,10 @@ describe('operation limits refuse an operation before any upstream call', () => 
     expectNoUpstreamCall();
     const allowed = await t.gql(query, { n: 5 });
     expect(allowed.errors).toBeUndefined();
+    // The same text and variables again: the kept estimate refuses and allows exactly as the first did.
+    const refusedAgain = await t.gql(query, { n: 100 });
+    expect(refusedAgain.errors?.[0]?.extensions?.cost).toEqual({ estimated: 1 + 100 * (1 + 100), limit: 2000 });
+    expect((await t.gql(query, { n: 5 })).errors).toBeUndefined();
   });
 
   it('lets the largest benchmark workload through (1,000 projects over 10 aliased pages)', async () => {
