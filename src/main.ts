@@ -4,11 +4,11 @@
  * sandbox; `print-schema` prints the SDL. SIGTERM and SIGINT stop cleanly.
  */
 import { configHelp, ConfigError, loadConfig, type Config } from './config.js';
-import { DEMO_USERS, startGitlabSandbox, type GitlabSandbox } from './sandbox/gitlab/server.js';
-import { startHubzillaSandbox, type HubzillaSandbox } from './sandbox/hubzilla/server.js';
+import type { GitlabSandbox } from './sandbox/gitlab/server.js';
+import type { HubzillaSandbox } from './sandbox/hubzilla/server.js';
 import { buildApp } from './server/app.js';
 import { printSchemaSdl } from './schema/index.js';
-import { composeSupergraph, duographSubgraph } from './server/supergraph.js';
+// The sandboxes and Apollo composition load only when used: a gateway in front of real upstreams does not carry them.
 
 const USAGE = `Usage: duograph [serve|sandbox|print-schema|supergraph] [options]
 
@@ -21,7 +21,8 @@ Options (each also read from its environment variable; flags win):
 ${configHelp()}
   --help                               print this help`;
 
-function demoCredentials(): string {
+async function demoCredentials(): Promise<string> {
+  const { DEMO_USERS } = await import('./sandbox/gitlab/server.js');
   return DEMO_USERS.map((u) => `  ${u.username.padEnd(8)} Private-Token: ${u.token}${u.admin ? '  (admin)' : ''}`).join('\n');
 }
 
@@ -37,10 +38,12 @@ function hubzillaDemoCredentials(): string {
 }
 
 async function startHubzilla(config: Config): Promise<HubzillaSandbox> {
+  const { startHubzillaSandbox } = await import('./sandbox/hubzilla/server.js');
   return startHubzillaSandbox({ port: config.sandboxHubzillaPort, latencyMs: config.sandboxLatencyMs });
 }
 
 async function startSandbox(config: Config): Promise<GitlabSandbox> {
+  const { startGitlabSandbox } = await import('./sandbox/gitlab/server.js');
   return startGitlabSandbox({ port: config.sandboxGitlabPort, latencyMs: config.sandboxLatencyMs });
 }
 
@@ -63,7 +66,7 @@ async function serve(config: Config): Promise<() => Promise<void>> {
   console.log(`duograph listening: GraphiQL at ${url.href}`);
   console.log(`GitLab upstream: ${gitlabUrl.origin}${sandbox ? ' (built-in sandbox)' : ''}`);
   console.log(`Webhook receiver: ${app.webhookUrl()} (register it with the jobStatusWebhookRegister mutation; pub/sub: ${config.redisUrl ? 'Redis' : 'in memory'})`);
-  if (sandbox) console.log(`Demo credentials (send as a header):\n${demoCredentials()}`);
+  if (sandbox) console.log(`Demo credentials (send as a header):\n${await demoCredentials()}`);
   console.log(`Hubzilla upstream: ${hubzillaUrl.origin}${hubzillaSandbox ? ' (built-in sandbox)' : ''}`);
   if (hubzillaSandbox) console.log(`Hubzilla demo credentials (send as a header):\n${hubzillaDemoCredentials()}`);
   return async () => {
@@ -99,12 +102,13 @@ async function main(argv: readonly string[]): Promise<void> {
       return;
     case 'supergraph': {
       const base = config.publicUrl?.href.replace(/\/$/, '') ?? `http://localhost:${config.port}`;
+      const { composeSupergraph, duographSubgraph } = await import('./server/supergraph.js');
       process.stdout.write(`${composeSupergraph([duographSubgraph(`${base}/graphql`)])}\n`);
       return;
     }
     case 'sandbox': {
       const sandbox = await startSandbox(config);
-      console.log(`sandbox GitLab at ${sandbox.url}/api/v4\nDemo credentials:\n${demoCredentials()}`);
+      console.log(`sandbox GitLab at ${sandbox.url}/api/v4\nDemo credentials:\n${await demoCredentials()}`);
       const hubzillaSandbox = await startHubzilla(config);
       console.log(`sandbox Hubzilla at ${hubzillaSandbox.url}/api/z/1.0\nDemo credentials:\n${hubzillaDemoCredentials()}`);
       stop = async () => {
