@@ -219,11 +219,28 @@ const TRANSPORT_MESSAGES: Readonly<Record<ErrorCode, string>> = {
 };
 
 /** A response read whole, before its status is judged. */
-interface ReadResponse {
+interface ReadResponse<T> {
   status: number;
   headers: Readonly<Record<string, string | undefined>>;
-  text: string;
+  content: T;
 }
+
+/** What a whole body becomes, decided in the callback that sees its end. */
+type Decode<T> = (text: string) => T;
+
+/** A JSON body: its value (null for an empty body), or not JSON at all. */
+type JsonContent = { parsed: true; value: unknown } | { parsed: false };
+
+const asText: Decode<string> = (text) => text;
+
+const asJson: Decode<JsonContent> = (text) => {
+  if (text.length === 0) return { parsed: true, value: null };
+  try {
+    return { parsed: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return { parsed: false };
+  }
+};
 
 export class HttpClient {
   readonly name: string;
@@ -275,17 +292,10 @@ export class HttpClient {
     const path = `${this.basePath}/${encodePath(request.path)}`;
     const info: UpstreamInfo = { name: this.name, status: null, method: request.method, path };
     const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
-    const response = await this.execute(request, path, headers, info);
-    const { text, status } = response;
-    let body: unknown = null;
-    let parsed = true;
-    if (text.length > 0) {
-      try {
-        body = JSON.parse(text);
-      } catch {
-        parsed = false;
-      }
-    }
+    const response = await this.execute(request, path, headers, info, asJson);
+    const { content, status } = response;
+    const parsed = content.parsed;
+    const body = content.parsed ? content.value : null;
     if (status >= 300 && status !== 304) {
       const code = codeForStatus(status);
       const detail = parsed ? redact(upstreamMessage(body), request.headers) : null;
@@ -312,8 +322,8 @@ export class HttpClient {
     const path = `${this.basePath}/${encodePath(request.path)}`;
     const info: UpstreamInfo = { name: this.name, status: null, method: request.method, path };
     const headers: Record<string, string> = { accept: request.accept ?? 'application/json', ...request.headers };
-    const response = await this.execute(request, path, headers, info);
-    return { ...response, info };
+    const { status, headers: responseHeaders, content } = await this.execute(request, path, headers, info, asText);
+    return { status, headers: responseHeaders, text: content, info };
   }
 
   /**
@@ -355,25 +365,33 @@ export class HttpClient {
    * Retry-After) or a 502/503/504, as long as the wait fits the deadline.
    * Resolves with the last response read whole, whatever its status.
    */
-  private async execute(request: UpstreamRequest, path: string, headers: Record<string, string>, info: UpstreamInfo): Promise<ReadResponse> {
+  private async execute<T>(request: UpstreamRequest, path: string, headers: Record<string, string>, info: UpstreamInfo, decode: Decode<T>): Promise<ReadResponse<T>> {
     const started = Date.now();
     const callDeadline = deadline(this.policy.deadlineMs, request.signal);
     try {
-      return await this.executeUntil(callDeadline.signal, started, request, path, headers, info);
+      return await this.executeUntil(callDeadline.signal, started, request, path, headers, info, decode);
     } finally {
       callDeadline.dispose();
     }
   }
 
   /** The attempts of `execute`, under one deadline signal. */
-  private async executeUntil(signal: AbortSignal, started: number, request: UpstreamRequest, path: string, headers: Record<string, string>, info: UpstreamInfo): Promise<ReadResponse> {
+  private async executeUntil<T>(
+    signal: AbortSignal,
+    started: number,
+    request: UpstreamRequest,
+    path: string,
+    headers: Record<string, string>,
+    info: UpstreamInfo,
+    decode: Decode<T>,
+  ): Promise<ReadResponse<T>> {
     // Never a retry of a write: a POST that timed out may well have happened.
     const retries = request.method === 'GET' ? this.policy.retries : 0;
     for (let attempt = 0; ; attempt++) {
-      let result: ReadResponse | null = null;
+      let result: ReadResponse<T> | null = null;
       let failure: UpstreamError | null = null;
       try {
-        result = await this.attempt(request, path, headers, signal, info);
+        result = await this.attempt(request, path, headers, signal, info, decode);
       } catch (error) {
         if (!(error instanceof UpstreamError)) throw error;
         failure = error;
@@ -381,14 +399,14 @@ export class HttpClient {
       const retryable = failure ? failure.code === 'UPSTREAM_UNAVAILABLE' && !failure.fastFail && !signal.aborted : RETRY_STATUSES.has(result?.status ?? 0);
       if (attempt >= retries || !retryable) {
         if (failure) throw failure;
-        return result as ReadResponse;
+        return result as ReadResponse<T>;
       }
       const hinted = result ? parseRetryAfter(result.headers['retry-after']) : null;
       const wait = hinted ?? backoffDelay(attempt, this.policy.retryBaseMs, this.policy.retryMaxDelayMs);
       const left = this.policy.deadlineMs - (Date.now() - started);
       if (wait > this.policy.retryMaxDelayMs || wait >= left) {
         if (failure) throw failure;
-        return result as ReadResponse;
+        return result as ReadResponse<T>;
       }
       try {
         await sleep(wait, signal);
@@ -399,21 +417,28 @@ export class HttpClient {
   }
 
   /** One attempt: breaker check, slot, request, whole body read (capped). */
-  private async attempt(request: UpstreamRequest, path: string, headers: Record<string, string>, signal: AbortSignal, info: UpstreamInfo): Promise<ReadResponse> {
+  private async attempt<T>(
+    request: UpstreamRequest,
+    path: string,
+    headers: Record<string, string>,
+    signal: AbortSignal,
+    info: UpstreamInfo,
+    decode: Decode<T>,
+  ): Promise<ReadResponse<T>> {
     this.enterBreaker(info);
     const release = await this.slot(signal, info);
     try {
       const response = await this.send(request, path, headers, signal, info);
       info.status = response.statusCode;
-      let text: string;
+      let content: T;
       try {
-        text = await readCapped(response.body, this.maxResponseBytes);
+        content = await readCapped(response.body, this.maxResponseBytes, decode);
       } catch (error) {
         if (error instanceof UpstreamError) throw new UpstreamError(`${this.label()} sent a body larger than ${this.maxResponseBytes} bytes.`, 'UPSTREAM_ERROR', info);
         throw this.transportError(error, info);
       }
       this.judge(response.statusCode);
-      return { status: response.statusCode, headers: flattenHeaders(response.headers), text };
+      return { status: response.statusCode, headers: flattenHeaders(response.headers), content };
     } catch (error) {
       this.judgeError(error, request.signal);
       throw error;
@@ -507,18 +532,30 @@ export class HttpClient {
 }
 
 /** Reads a body as text, failing (and dropping the connection) once it passes `max` bytes. */
-async function readCapped(body: Dispatcher.ResponseData['body'], max: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += (chunk as Buffer).length;
-    if (size > max) {
-      body.destroy();
-      throw new UpstreamError('too large', 'UPSTREAM_ERROR', { name: '', status: null, method: '', path: '' });
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+/**
+ * Reads a whole body, at most `max` bytes, and decodes it in the callback
+ * that sees its end: the text never outlives that callback, so it dies young
+ * instead of waiting in the microtask queue behind every other response
+ * that arrived in the same turn (which got it promoted to the old generation).
+ */
+function readCapped<T>(body: Dispatcher.ResponseData['body'], max: number, decode: Decode<T>): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    body.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > max) {
+        body.destroy();
+        reject(new UpstreamError('too large', 'UPSTREAM_ERROR', { name: '', status: null, method: '', path: '' }));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    body.once('end', () => resolve(decode(Buffer.concat(chunks, size).toString('utf8'))));
+    body.once('error', reject);
+    // A body closed without an end or an error (destroyed from outside) must not leave the call waiting.
+    body.once('close', () => reject(new Error('the upstream body closed before its end')));
+  });
 }
 
 /** Removes any credential the caller sent from text an upstream wrote, in case it echoes one. */

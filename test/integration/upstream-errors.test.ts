@@ -13,7 +13,7 @@ let t: TestApp;
 
 beforeAll(async () => {
   // Breaker off and short back-off: every fault here is persistent, so retries run out and each case stands alone.
-  t = await createTestApp({ env: { UPSTREAM_TIMEOUT_MS: '400', BREAKER_THRESHOLD: '0', UPSTREAM_RETRY_BASE_MS: '5' } });
+  t = await createTestApp({ env: { UPSTREAM_TIMEOUT_MS: '400', BREAKER_THRESHOLD: '0', UPSTREAM_RETRY_BASE_MS: '5', UPSTREAM_MAX_RESPONSE_BYTES: '65536' } });
 });
 
 afterAll(async () => {
@@ -33,6 +33,7 @@ const FAULTS: { name: string; fault: Omit<FaultRule, 'method' | 'path'>; code: s
   { name: 'HTTP 504', fault: { status: 504, body: '' }, code: 'UPSTREAM_ERROR', status: 504 },
   { name: 'an HTML error page with status 200', fault: { status: 200, body: '<html><body>Maintenance</body></html>', headers: { 'content-type': 'text/html' } }, code: 'UPSTREAM_ERROR', status: 200, message: /not JSON/ },
   { name: 'a non-JSON body', fault: { status: 200, body: '{"id": 1, "name": ' }, code: 'UPSTREAM_ERROR', status: 200, message: /not JSON/ },
+  { name: 'a body above UPSTREAM_MAX_RESPONSE_BYTES', fault: { status: 200, body: `[{"id": 1, "pad": "${'x'.repeat(70_000)}"}]` }, code: 'UPSTREAM_ERROR', status: 200, message: /larger than 65536 bytes/ },
   // A Content-Length larger than the body: the upstream dies mid-response (before or after undici hands over the headers).
   { name: 'a truncated body', fault: { status: 200, body: '[{"id": 1, "na', headers: { 'content-length': '4096' } }, code: 'UPSTREAM_ERROR', message: /could not be read/ },
   { name: 'a reset connection', fault: { reset: true }, code: 'UPSTREAM_UNAVAILABLE', status: null },
