@@ -4,6 +4,7 @@
  * and Retry-After parsing. Pure Node; `http.ts` composes them around each
  * upstream call and is the only user.
  */
+import { setMaxListeners } from 'node:events';
 
 /** What the policy allows for one upstream. */
 export interface ResiliencePolicy {
@@ -202,7 +203,11 @@ export function deadline(ms: number, caller?: AbortSignal): Deadline {
     clearTimeout(timer);
     controller.abort(caller?.reason);
   };
-  caller?.addEventListener('abort', onAbort, { once: true });
+  if (caller) {
+    // One listener per call in flight: a query's hundred calls on one request signal are expected, not a leak.
+    setMaxListeners(0, caller);
+    caller.addEventListener('abort', onAbort, { once: true });
+  }
   return {
     signal: controller.signal,
     dispose: () => {

@@ -133,6 +133,18 @@ describe('deadline', () => {
     expect(deadline(10_000, caller.signal).signal.aborted).toBe(true);
   });
 
+  it('takes a hundred calls on one caller signal without a listener-leak warning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    const caller = new AbortController();
+    const calls = Array.from({ length: 100 }, () => deadline(10_000, caller.signal));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    process.off('warning', onWarning);
+    for (const call of calls) call.dispose();
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+  });
+
   it('once disposed, neither the timer nor the caller aborts it', async () => {
     const caller = new AbortController();
     const d = deadline(20, caller.signal);
