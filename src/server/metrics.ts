@@ -98,7 +98,7 @@ export class Metrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     });
-    this.activeSubscriptions = new Gauge({ name: 'duograph_subscriptions_active', help: 'GraphQL subscriptions running now, over WebSocket and SSE.', registers });
+    this.activeSubscriptions = new Gauge({ name: 'duograph_subscriptions_active', help: 'GraphQL subscription executions running now: one per SSE subscription, one per WebSocket operation group (subscribers with the same credentials and operation share one).', registers });
     const connections = options.websocketConnections;
     if (connections) {
       new Gauge({

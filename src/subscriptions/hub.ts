@@ -4,18 +4,23 @@
  *
  * - Webhooks: the receiver hands each job or pipeline event to
  *   `publishWebhook`, which drops redeliveries and publishes it on the shared
- *   channel (every instance). Each subscriber then reads the job (or the
- *   pipeline's jobs) once per credential scope and event, so it gets the full
- *   record its own credentials may see, with the event's state on top; a
- *   subscriber whose credentials no longer see the job gets nothing.
+ *   channel (every instance). Each credential scope then reads the job (or
+ *   the pipeline's jobs) once per event, so its subscribers get the full
+ *   record their own credentials may see, with the event's state on top; a
+ *   scope whose credentials no longer see the job gets nothing.
  * - Pollers: where no webhook flows, one shared poller per project and
  *   credential scope lists the project's newest jobs and publishes what
  *   changed on a local topic named by that scope, so a poll made with one
  *   caller's credentials never reaches another's subscribers. A poller stays
  *   idle while webhooks for its project keep arriving.
  *
- * Every subscriber reads its initial state with its own credentials first
- * (the access check), then gets every change, deduplicated by state and
+ * Subscribers with the same credentials and the same watch share one topic
+ * (topic.ts): one pair of bus listeners, one poller reference, one dedup
+ * state and one order of events, however many subscribe; each gets a
+ * TopicStream (or, over graphql-ws, a place in an operation group's
+ * stream). Every subscriber is checked with a read of its own credentials
+ * first (concurrent joiners of a topic share the read in flight) and starts
+ * from the current state, then gets every change, deduplicated by state and
  * never going back from a later state to an earlier one (webhooks can
  * arrive out of order, and both sources may report the same change).
  */
@@ -24,9 +29,9 @@ import { GitlabClient } from '../upstreams/gitlab/client.js';
 import type { JobRecord, ProjectRecord } from '../upstreams/gitlab/records.js';
 import type { HttpClient } from '../upstreams/http.js';
 import type { EventBus } from './event-bus.js';
-import { EventStream } from './event-stream.js';
 import { PollerRegistry, type PollOutcome, type PollTask } from './pollers.js';
 import { credentialScope, type Credentials } from './scope.js';
+import { Topic, TopicStream } from './topic.js';
 import { WEBHOOK_STATE_FIELDS, type WebhookJobEvent } from './webhook-events.js';
 
 export interface SubscriptionHubOptions {
@@ -70,7 +75,7 @@ export interface HubStats {
 }
 
 /** A shared-channel message: one webhook event and a key unique to it. */
-interface WebhookMessage {
+export interface WebhookMessage {
   eventKey: string;
   event: WebhookJobEvent;
 }
@@ -130,7 +135,10 @@ function isAccessFailure(error: unknown): boolean {
 
 export class SubscriptionHub {
   readonly pollers: PollerRegistry;
-  private readonly streams = new Set<EventStream<unknown>>();
+  /** Shared topics by key (what is watched, by whom): one per watch and credential scope, however many subscribe. */
+  private readonly topics = new Map<string, Topic<unknown>>();
+  /** The stream each subscription signal opened: how a WebSocket operation group finds the stream it fans out. */
+  private readonly streamsBySignal = new WeakMap<AbortSignal, TopicStream<unknown, unknown>>();
   /** Reads shared by the subscribers of one scope for one webhook event; dropped once settled. */
   private readonly eventReads = new Map<string, Promise<JobRecord[] | null>>();
   private readonly quietMs: number;
@@ -163,49 +171,15 @@ export class SubscriptionHub {
    * Checks access (reads the job, the pipeline's jobs or the project's newest
    * jobs with the subscriber's credentials; its error is thrown as is) and
    * returns the stream: that current state, oldest first, then every change.
+   * Subscribers with the same credentials and watch share one topic: one
+   * set of listeners, one poller, one read per webhook event.
    */
-  async watchJobs(subscriber: Subscriber, watch: JobWatch): Promise<AsyncIterableIterator<JobRecord>> {
-    const { projectId } = watch;
+  async watchJobs(subscriber: Subscriber, watch: JobWatch): Promise<TopicStream<JobRecord>> {
     const scope = credentialScope(subscriber.credentials);
-    const seen = new Map<number, { rank: number; signature: string; record: JobRecord }>();
-    const statuses = watch.statuses?.length ? new Set(watch.statuses) : null;
-    const stops: (() => void)[] = [];
-    const stream: EventStream<JobRecord> = new EventStream<JobRecord>({
-      signal: subscriber.signal,
-      cleanup: () => {
-        for (const stop of stops.splice(0)) stop();
-        this.streams.delete(stream as EventStream<unknown>);
-      },
-      accept: (job) => {
-        if (watch.jobId != null && job.id !== watch.jobId) return false;
-        if (watch.pipelineId != null && job.pipeline?.id !== watch.pipelineId) return false;
-        const before = seen.get(job.id);
-        const rank = stateRank(job.status);
-        if (before && (before.signature === signature(job) || rank < before.rank)) return false;
-        seen.set(job.id, { rank, signature: signature(job), record: job });
-        return !statuses || statuses.has(job.status);
-      },
-    });
-    this.streams.add(stream as EventStream<unknown>);
-
-    const initial = this.readJobs(subscriber.client, watch);
-    stream.push(initial);
-    stops.push(
-      this.options.bus.shared.listen<WebhookMessage>(jobsTopic(projectId), (message) => {
-        stream.push(this.webhookJobs(subscriber.credentials, scope, message, (id) => seen.get(id)?.record));
-      }),
-      this.options.bus.local.listen<{ jobs: JobRecord[] }>(pollTopic('jobs', projectId, scope), (message) => stream.push(message.jobs)),
-    );
-    try {
-      await initial;
-    } catch (error) {
-      stream.close();
-      throw error;
-    }
-    if (!stream.isClosed) {
-      stops.push(this.pollers.acquire(`jobs:${projectId}:${scope}`, () => new JobPollTask(this, projectId, subscriber.credentials, scope)));
-    }
-    return stream;
+    const statuses = watch.statuses?.length ? [...new Set(watch.statuses)].sort() : null;
+    const key = `jobs|${scope}|${watch.projectId}|${watch.jobId ?? ''}|${watch.pipelineId ?? ''}|${statuses?.join(',') ?? ''}`;
+    const topic = this.topic(key, () => new JobTopic(this, key, scope, subscriber.credentials, { ...watch, statuses }));
+    return this.open(topic, subscriber);
   }
 
   /**
@@ -213,58 +187,42 @@ export class SubscriptionHub {
    * returns the stream: the project now, then on every import_status change;
    * it completes after a final status (finished, failed, canceled, none).
    */
-  async watchImport(subscriber: Subscriber, projectId: number): Promise<AsyncIterableIterator<ProjectRecord>> {
+  async watchImport(subscriber: Subscriber, projectId: number): Promise<TopicStream<ProjectRecord>> {
     const scope = credentialScope(subscriber.credentials);
-    let last: string | undefined;
-    const stops: (() => void)[] = [];
-    const stream: EventStream<ProjectRecord> = new EventStream<ProjectRecord>({
-      signal: subscriber.signal,
-      cleanup: () => {
-        for (const stop of stops.splice(0)) stop();
-        this.streams.delete(stream as EventStream<unknown>);
-      },
-      accept: (project) => {
-        const status = project.import_status ?? 'none';
-        if (last !== undefined && (status === last || IMPORT_DONE.has(last))) return false;
-        last = status;
-        if (IMPORT_DONE.has(status)) stream.end();
-        return true;
-      },
-    });
-    this.streams.add(stream as EventStream<unknown>);
-    const initial = subscriber.client.getProject(projectId).then((project) => {
-      if (!project) throw notVisible(`Project ${projectId}`, `/api/v4/projects/${projectId}`);
-      return [project];
-    });
-    stream.push(initial);
-    stops.push(this.options.bus.local.listen<{ project: ProjectRecord }>(pollTopic('project', projectId, scope), (message) => stream.push([message.project])));
-    let project: ProjectRecord | undefined;
-    try {
-      [project] = await initial;
-    } catch (error) {
-      stream.close();
-      throw error;
-    }
-    if (IMPORT_DONE.has(project?.import_status ?? 'none')) stream.end();
-    else if (!stream.isClosed) {
-      stops.push(this.pollers.acquire(`project:${projectId}:${scope}`, () => new ProjectPollTask(this, projectId, subscriber.credentials, scope)));
-    }
-    return stream;
+    const key = `import|${scope}|${projectId}`;
+    const topic = this.topic(key, () => new ImportTopic(this, key, scope, subscriber.credentials, projectId));
+    return this.open(topic, subscriber);
+  }
+
+  /**
+   * The stream the subscription of `signal` opened, while it runs: a
+   * WebSocket operation group (same credentials, same operation) joins its
+   * further subscribers to it instead of opening one stream each.
+   */
+  streamFor(signal: AbortSignal): TopicStream<unknown, unknown> | undefined {
+    const stream = this.streamsBySignal.get(signal);
+    return stream && !stream.isClosed ? stream : undefined;
   }
 
   /** Counts for tests and the benchmark. */
   stats(): HubStats {
+    let streams = 0;
+    for (const topic of this.topics.values()) {
+      for (const stream of topic.streams) streams += stream.subscribers;
+    }
     return {
       pollers: this.pollers.activePollers,
       timers: this.pollers.activeTimers,
       topics: this.options.bus.activeTopics(),
-      streams: this.streams.size,
+      streams,
     };
   }
 
   /** Ends every stream and poller; the bus is closed by its owner. */
   close(): void {
-    for (const stream of [...this.streams]) stream.close();
+    for (const topic of [...this.topics.values()]) {
+      for (const stream of [...topic.streams]) stream.close();
+    }
     this.pollers.stopAll();
   }
 
@@ -278,7 +236,34 @@ export class SubscriptionHub {
     return this.quietMs;
   }
 
-  private async readJobs(client: GitlabClient, watch: JobWatch): Promise<JobRecord[]> {
+  /** Forgets a topic that stopped. */
+  forget(topic: Topic<unknown>): void {
+    if (this.topics.get(topic.key) === topic) this.topics.delete(topic.key);
+  }
+
+  private topic<T>(key: string, create: () => Topic<T>): Topic<T> {
+    let topic = this.topics.get(key) as Topic<T> | undefined;
+    if (!topic || topic.isStopped) {
+      topic = create();
+      this.topics.set(key, topic as Topic<unknown>);
+    }
+    return topic;
+  }
+
+  private async open<T>(topic: Topic<T>, subscriber: Subscriber): Promise<TopicStream<T>> {
+    const stream = new TopicStream<T>(topic, { signal: subscriber.signal });
+    if (subscriber.signal) this.streamsBySignal.set(subscriber.signal, stream as TopicStream<unknown, unknown>);
+    try {
+      await topic.join(stream, null);
+    } catch (error) {
+      stream.close();
+      throw error;
+    }
+    return stream;
+  }
+
+  /** The current state a job watch starts from (the access check). */
+  async readJobs(client: GitlabClient, watch: JobWatch): Promise<JobRecord[]> {
     const { projectId, jobId, pipelineId } = watch;
     if (jobId != null) {
       const job = await client.getJob(projectId, jobId);
@@ -301,10 +286,10 @@ export class SubscriptionHub {
   /**
    * The jobs of a webhook event as this scope sees them: read once per scope
    * and event, with the event's state on top. When the read fails for an
-   * upstream reason, the event's own fields (over what the subscriber saw
+   * upstream reason, the event's own fields (over what the scope saw
    * before) still go out; when the scope may not see the job, nothing does.
    */
-  private async webhookJobs(credentials: Credentials, scope: string, message: WebhookMessage, before: (id: number) => JobRecord | undefined): Promise<JobRecord[]> {
+  async webhookJobs(credentials: Credentials, scope: string, message: WebhookMessage, before: (id: number) => JobRecord | undefined): Promise<JobRecord[]> {
     const { event } = message;
     const key = `${scope}:${message.eventKey}`;
     let read = this.eventReads.get(key);
@@ -334,6 +319,134 @@ export class SubscriptionHub {
       out.push({ ...base, ...state });
     }
     return byId(out);
+  }
+}
+
+/** What a job watch's subscribers share: its listeners, its poller and, per job, the newest state seen. */
+class JobTopic extends Topic<JobRecord> {
+  private readonly seen = new Map<number, { rank: number; signature: string; record: JobRecord }>();
+  private readonly statuses: ReadonlySet<string> | null;
+  private readonly stops: (() => void)[];
+  private readonly pollKey: string;
+  private release: (() => void) | null = null;
+
+  constructor(
+    private readonly hub: SubscriptionHub,
+    key: string,
+    private readonly scope: string,
+    private readonly credentials: Credentials,
+    private readonly watch: JobWatch,
+  ) {
+    super(key);
+    const { projectId } = watch;
+    this.statuses = watch.statuses?.length ? new Set(watch.statuses) : null;
+    this.pollKey = `jobs:${projectId}:${scope}`;
+    this.stops = [
+      hub.bus.shared.listen<WebhookMessage>(jobsTopic(projectId), (message) => {
+        this.push(hub.webhookJobs(credentials, scope, message, (id) => this.seen.get(id)?.record));
+      }),
+      hub.bus.local.listen<{ jobs: JobRecord[] }>(pollTopic('jobs', projectId, scope), (message) => this.push(message.jobs)),
+    ];
+  }
+
+  protected read(): Promise<JobRecord[]> {
+    return this.hub.readJobs(this.hub.scopeClient(this.credentials), this.watch);
+  }
+
+  private matches(job: JobRecord): boolean {
+    if (this.watch.jobId != null && job.id !== this.watch.jobId) return false;
+    if (this.watch.pipelineId != null && job.pipeline?.id !== this.watch.pipelineId) return false;
+    return true;
+  }
+
+  protected accept(job: JobRecord): boolean {
+    if (!this.matches(job)) return false;
+    const before = this.seen.get(job.id);
+    const rank = stateRank(job.status);
+    const state = signature(job);
+    if (before && (before.signature === state || rank < before.rank)) return false;
+    this.seen.set(job.id, { rank, signature: state, record: job });
+    return !this.statuses || this.statuses.has(job.status);
+  }
+
+  protected current(job: JobRecord): JobRecord | null {
+    if (!this.matches(job)) return null;
+    const record = this.seen.get(job.id)?.record ?? job;
+    return !this.statuses || this.statuses.has(record.status) ? record : null;
+  }
+
+  protected override started(): void {
+    this.release = this.hub.pollers.acquire(this.pollKey, () => new JobPollTask(this.hub, this.watch.projectId, this.credentials, this.scope));
+  }
+
+  protected override rejoined(): void {
+    this.hub.pollers.nudge(this.pollKey);
+  }
+
+  protected stop(): void {
+    for (const stop of this.stops.splice(0)) stop();
+    this.release?.();
+    this.release = null;
+    this.hub.forget(this as Topic<unknown>);
+  }
+}
+
+/** What the subscribers of a project's import share: the last import_status and the project as last read. */
+class ImportTopic extends Topic<ProjectRecord> {
+  private last: string | undefined;
+  private latest: ProjectRecord | undefined;
+  private readonly unlisten: () => void;
+  private readonly pollKey: string;
+  private release: (() => void) | null = null;
+
+  constructor(
+    private readonly hub: SubscriptionHub,
+    key: string,
+    private readonly scope: string,
+    private readonly credentials: Credentials,
+    private readonly projectId: number,
+  ) {
+    super(key);
+    this.pollKey = `project:${projectId}:${scope}`;
+    this.unlisten = hub.bus.local.listen<{ project: ProjectRecord }>(pollTopic('project', projectId, scope), (message) => this.push([message.project]));
+  }
+
+  protected async read(): Promise<ProjectRecord[]> {
+    const project = await this.hub.scopeClient(this.credentials).getProject(this.projectId);
+    if (!project) throw notVisible(`Project ${this.projectId}`, `/api/v4/projects/${this.projectId}`);
+    return [project];
+  }
+
+  protected accept(project: ProjectRecord): boolean {
+    const status = project.import_status ?? 'none';
+    if (this.last !== undefined && (status === this.last || IMPORT_DONE.has(this.last))) return false;
+    this.last = status;
+    this.latest = project;
+    return true;
+  }
+
+  protected current(project: ProjectRecord): ProjectRecord {
+    return this.latest ?? project;
+  }
+
+  protected override get finished(): boolean {
+    return this.last !== undefined && IMPORT_DONE.has(this.last);
+  }
+
+  protected override started(): void {
+    if (this.finished) return;
+    this.release = this.hub.pollers.acquire(this.pollKey, () => new ProjectPollTask(this.hub, this.projectId, this.credentials, this.scope));
+  }
+
+  protected override rejoined(): void {
+    this.hub.pollers.nudge(this.pollKey);
+  }
+
+  protected stop(): void {
+    this.unlisten();
+    this.release?.();
+    this.release = null;
+    this.hub.forget(this as Topic<unknown>);
   }
 }
 

@@ -135,6 +135,11 @@ export class PollerRegistry {
     };
   }
 
+  /** A new subscriber of the poller of `key` (one that shares a topic already holding it): poll at the base pace again. */
+  nudge(key: string): void {
+    this.pollers.get(key)?.nudge();
+  }
+
   /** Pollers with at least one subscriber. */
   get activePollers(): number {
     return this.pollers.size;

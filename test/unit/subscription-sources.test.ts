@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { tokenMatches } from '../../src/server/webhooks.js';
-import { EventStream } from '../../src/subscriptions/event-stream.js';
 import { PollerRegistry, type PollOutcome } from '../../src/subscriptions/pollers.js';
 import { credentialScope } from '../../src/subscriptions/scope.js';
 import { readWebhookEvent, webhookTime } from '../../src/subscriptions/webhook-events.js';
@@ -134,44 +133,6 @@ describe('PollerRegistry', () => {
     finish('changed');
     await vi.advanceTimersByTimeAsync(1_000);
     expect([registry.activePollers, registry.activeTimers]).toEqual([0, 0]);
-  });
-});
-
-describe('EventStream', () => {
-  it('delivers batches in push order, whatever order they settle in', async () => {
-    const stream = new EventStream<number>({ cleanup: () => {} });
-    let resolveFirst: (v: number[]) => void = () => {};
-    stream.push(new Promise<number[]>((resolve) => (resolveFirst = resolve)));
-    stream.push([3]);
-    const first = stream.next();
-    resolveFirst([1, 2]);
-    expect(await first).toEqual({ done: false, value: 1 });
-    expect(await stream.next()).toEqual({ done: false, value: 2 });
-    expect(await stream.next()).toEqual({ done: false, value: 3 });
-    await stream.return();
-  });
-
-  it('runs its cleanup once on return() before any next(), on abort, and after end()', async () => {
-    let cleanups = 0;
-    const early = new EventStream<number>({ cleanup: () => cleanups++ });
-    await early.return();
-    await early.return();
-    expect(cleanups).toBe(1);
-
-    const controller = new AbortController();
-    const aborted = new EventStream<number>({ cleanup: () => cleanups++, signal: controller.signal });
-    const pending = aborted.next();
-    controller.abort();
-    expect(await pending).toEqual({ done: true, value: undefined });
-    expect(cleanups).toBe(2);
-
-    const ended = new EventStream<number>({ cleanup: () => cleanups++, accept: (n) => n % 2 === 1 });
-    ended.push([1, 2, 3]);
-    ended.end();
-    const values: number[] = [];
-    for await (const value of ended) values.push(value);
-    expect(values).toEqual([1, 3]);
-    expect(cleanups).toBe(3);
   });
 });
 
