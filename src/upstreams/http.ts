@@ -551,7 +551,8 @@ function readCapped<T>(body: Dispatcher.ResponseData['body'], max: number, decod
       }
       chunks.push(chunk);
     });
-    body.once('end', () => resolve(decode(Buffer.concat(chunks, size).toString('utf8'))));
+    // Most JSON bodies come in one chunk: decode it where it lies rather than copy it first.
+    body.once('end', () => resolve(decode((chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)).toString('utf8'))));
     body.once('error', reject);
     // A body closed without an end or an error (destroyed from outside) must not leave the call waiting.
     body.once('close', () => reject(new Error('the upstream body closed before its end')));
