@@ -555,7 +555,9 @@ function readCapped<T>(body: Dispatcher.ResponseData['body'], max: number, decod
     body.once('end', () => resolve(decode((chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)).toString('utf8'))));
     body.once('error', reject);
     // A body closed without an end or an error (destroyed from outside) must not leave the call waiting.
-    body.once('close', () => reject(new Error('the upstream body closed before its end')));
+    body.once('close', () => {
+      if (!body.readableEnded) reject(new Error('the upstream body closed before its end'));
+    });
   });
 }
 
