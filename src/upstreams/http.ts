@@ -531,34 +531,54 @@ export class HttpClient {
   }
 }
 
-/** Reads a body as text, failing (and dropping the connection) once it passes `max` bytes. */
 /**
  * Reads a whole body, at most `max` bytes, and decodes it in the callback
- * that sees its end: the text never outlives that callback, so it dies young
- * instead of waiting in the microtask queue behind every other response
- * that arrived in the same turn (which got it promoted to the old generation).
+ * that sees its end: the text never outlives that callback.
+ *
+ * Once settled, the listeners let go of the promise (and so of the decoded
+ * value): undici keeps a finished body reachable from its connection until
+ * that connection's next response, and a listener still holding `resolve`
+ * would keep the whole parsed page alive that long, through every young
+ * collection, into the old generation. undici's own body.json() resets its
+ * state for the same reason.
  */
 function readCapped<T>(body: Dispatcher.ResponseData['body'], max: number, decode: Decode<T>): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    body.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > max) {
-        body.destroy();
-        reject(new UpstreamError('too large', 'UPSTREAM_ERROR', { name: '', status: null, method: '', path: '' }));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    // Most JSON bodies come in one chunk: decode it where it lies rather than copy it first.
-    body.once('end', () => resolve(decode((chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)).toString('utf8'))));
-    body.once('error', reject);
-    // A body closed without an end or an error (destroyed from outside) must not leave the call waiting.
-    body.once('close', () => {
-      if (!body.readableEnded) reject(new Error('the upstream body closed before its end'));
-    });
+  // The listeners see only this scope: resolve and reject live in the executor's, reachable through
+  // `settle` until it is cleared.
+  let settle: ((outcome: { value: T } | { error: unknown }) => void) | null = null;
+  const done = new Promise<T>((resolve, reject) => {
+    settle = (outcome) => {
+      settle = null;
+      if ('error' in outcome) reject(outcome.error);
+      else resolve(outcome.value);
+    };
   });
+  let chunks: Buffer[] = [];
+  let size = 0;
+  body.on('data', (chunk: Buffer) => {
+    if (!settle) return;
+    size += chunk.length;
+    if (size > max) {
+      chunks = [];
+      body.destroy();
+      settle({ error: new UpstreamError('too large', 'UPSTREAM_ERROR', { name: '', status: null, method: '', path: '' }) });
+      return;
+    }
+    chunks.push(chunk);
+  });
+  body.once('end', () => {
+    if (!settle) return;
+    // Most JSON bodies come in one chunk: decode it where it lies rather than copy it first.
+    const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+    chunks = [];
+    settle({ value: decode(bytes.toString('utf8')) });
+  });
+  body.once('error', (error) => settle?.({ error }));
+  // A body closed without an end or an error (destroyed from outside) must not leave the call waiting.
+  body.once('close', () => {
+    if (!body.readableEnded) settle?.({ error: new Error('the upstream body closed before its end') });
+  });
+  return done;
 }
 
 /** Removes any credential the caller sent from text an upstream wrote, in case it echoes one. */
