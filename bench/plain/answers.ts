@@ -27,8 +27,9 @@ function hubDate(value: unknown): string | null {
   return new Date(`${value.replace(' ', 'T')}Z`).toISOString();
 }
 
-function projectPage(get: RestGet, search: string, perPage: number, page = 1): Promise<Json[]> {
-  return get<Json[]>('gitlab', 'projects', { order_by: 'id', sort: 'asc', search, page, per_page: perPage });
+/** A page of projects; `simple` asks for GitLab's simple form where the answer needs no more. */
+function projectPage(get: RestGet, search: string, perPage: number, page = 1, simple = true): Promise<Json[]> {
+  return get<Json[]>('gitlab', 'projects', { order_by: 'id', sort: 'asc', search, page, per_page: perPage, ...(simple ? { simple: 'true' } : {}) });
 }
 
 function pipeline(job: Json): Json | null {
@@ -77,7 +78,8 @@ export const ANSWERS: Readonly<Record<string, Answer>> = {
   },
 
   async ForksSharingParents(get) {
-    const projects = await projectPage(get, 'bulk-fork', 100);
+    // owner and forked_from_project are not in the simple form.
+    const projects = await projectPage(get, 'bulk-fork', 100, 1, false);
     // The embedded forked_from_project lacks visibility: read each distinct parent once.
     const parentIds = [...new Set(projects.map((p) => p.forked_from_project?.id).filter((id) => id !== undefined))];
     const parents = new Map(await Promise.all(parentIds.map(async (id) => [id, await get<Json>('gitlab', `projects/${id}`)] as const)));

@@ -34,7 +34,24 @@ export function selects(info: GraphQLResolveInfo, path: readonly string[]): bool
   return true;
 }
 
-/** Whether a connection field selects `field` on its nodes, through `edges.node` or `nodes`. */
-export function selectsOnNodes(info: GraphQLResolveInfo, field: string): boolean {
-  return selects(info, ['edges', 'node', field]) || selects(info, ['nodes', field]);
+/** The names of the fields a connection field selects on its nodes, through `edges.node` and `nodes`. */
+export function fieldsOnNodes(info: GraphQLResolveInfo): Set<string> {
+  const names = new Set<string>();
+  const nodes = [...info.fieldNodes].flatMap((field) => [
+    ...childFields(field.selectionSet, info, 'nodes'),
+    ...childFields(field.selectionSet, info, 'edges').flatMap((edges) => childFields(edges.selectionSet, info, 'node')),
+  ]);
+  for (const node of nodes) collectFieldNames(node.selectionSet, info, names, new Set());
+  return names;
+}
+
+function collectFieldNames(set: SelectionSetNode | undefined, info: GraphQLResolveInfo, names: Set<string>, seen: Set<string>): void {
+  for (const selection of set?.selections ?? []) {
+    if (selection.kind === Kind.FIELD) names.add(selection.name.value);
+    else if (selection.kind === Kind.INLINE_FRAGMENT) collectFieldNames(selection.selectionSet, info, names, seen);
+    else if (!seen.has(selection.name.value)) {
+      seen.add(selection.name.value);
+      collectFieldNames(info.fragments[selection.name.value]?.selectionSet, info, names, seen);
+    }
+  }
 }

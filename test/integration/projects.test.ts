@@ -165,6 +165,7 @@ describe('Query.projects', () => {
       'custom_attributes[team]': ['core'],
       page: ['1'],
       per_page: ['5'],
+      simple: ['true'],
     });
   });
 
@@ -191,12 +192,35 @@ describe('Query.projects', () => {
     expect(res.data?.projects.edges.some((e) => typeof e.node.statistics?.commitCount === 'number')).toBe(true);
   });
 
+  it('asks for the simple form when every selected field is in it, and the full form otherwise', async () => {
+    const listCall = async (selection: string, fragments = '') => {
+      t.resetCalls();
+      const res = await t.gql<{ projects: { nodes: Record<string, unknown>[] } }>(`{ projects(first: 3, orderBy: ID, sort: ASC) { ${selection} } } ${fragments}`);
+      expect(res.errors).toBeUndefined();
+      return { data: res.data?.projects.nodes ?? [], calls: t.calls() };
+    };
+    // Through nodes, edges.node and fragments alike; fields that need only the id (languages) do not need the full form.
+    const simple = await listCall(
+      'nodes { id name pathWithNamespace namespace { fullPath } ...More languages { name } } edges { cursor node { webUrl } }',
+      'fragment More on Project { starCount lastActivityAt }',
+    );
+    expect(simple.calls[0]?.query.simple).toEqual(['true']);
+    expect(simple.calls.filter((c) => c.path === '/api/v4/projects')).toHaveLength(1);
+    expect(simple.data[0]).toMatchObject({ name: expect.any(String), namespace: { fullPath: expect.any(String) }, starCount: expect.any(Number) });
+
+    const full = await listCall('nodes { name ... on Project { visibility } }');
+    expect(full.calls).toHaveLength(1);
+    expect(full.calls[0]?.query.simple).toBeUndefined();
+    expect(full.data[0]?.visibility).toEqual(expect.any(String));
+  });
+
   it('serves a later lookup of a listed project from the primed loader', async () => {
     t.resetCalls();
     const list = await t.gql<{ projects: { nodes: ProjectNode[] } }>(`{ projects(first: 1, orderBy: ID, sort: ASC) { nodes { restId } } }`);
     const restId = list.data?.projects.nodes[0]?.restId;
     t.resetCalls();
-    const res = await t.gql(`query($id: ID!) { projects(first: 1, orderBy: ID, sort: ASC) { nodes { name } } project(id: $id) { name } }`, { id: String(restId) });
+    // visibility is not in the simple form: the list comes in full form, and full-form records prime the loader.
+    const res = await t.gql(`query($id: ID!) { projects(first: 1, orderBy: ID, sort: ASC) { nodes { name visibility } } project(id: $id) { name } }`, { id: String(restId) });
     expect(res.errors).toBeUndefined();
     // The list and the lookup start together; DataLoader batches the lookup after the list primes it.
     expect(t.calls().length).toBeLessThanOrEqual(2);

@@ -203,7 +203,7 @@ describe('a client that goes away', () => {
     expect(closed).toHaveLength(0);
     controller.abort();
     await pending;
-    await vi.waitFor(() => expect(closed).toEqual(['/api/v4/projects?page=1&per_page=1']), { timeout: 3000 });
+    await vi.waitFor(() => expect(closed).toEqual(['/api/v4/projects?simple=true&page=1&per_page=1']), { timeout: 3000 });
     expect(t.app.gitlab.limiter.inFlight).toBe(0);
   });
 });

@@ -15,7 +15,8 @@ import { UPSTREAM_CALL } from '../cost.js';
 import type { Context } from '../context.js';
 import { decodeGlobalId, localIdOf } from '../global-id.js';
 import { resolveConnection } from '../pagination.js';
-import { selects, selectsOnNodes } from '../selection.js';
+import type { GraphQLResolveInfo } from 'graphql';
+import { fieldsOnNodes, selects } from '../selection.js';
 import { Namespace } from './namespace.js';
 import {
   LanguageShare,
@@ -225,7 +226,7 @@ builder.node(Project, {
           description: 'Forks of the project visible to the caller.',
           args: projectFilterArgs(t.arg, { programmingLanguage: false }),
           resolve: (p, args, ctx, info) =>
-            listProjects(ctx, args, selectsOnNodes(info, 'statistics'), 'forks', async (query, page) => {
+            listProjects(ctx, args, info, 'forks', async (query, page) => {
               const result = await ctx.gitlab.client.listForks(p.id, query, page);
               ctx.gitlab.loaders.noteForks(result.items, p.id);
               return result;
@@ -256,21 +257,39 @@ export const ProjectConnection = builder.connectionObject(
 type ListKind = 'projects' | 'forks';
 
 /**
- * Fetches a page of projects and primes the loader with full-form records.
- * Fork lists leave out owner, permissions and statistics, so they are not
- * complete and prime nothing.
+ * Project fields a list in GitLab's simple form (BasicProjectDetails) can
+ * answer: the fields that form holds, and those that need only the id.
+ */
+const SIMPLE_FORM_FIELDS: ReadonlySet<string> = new Set([
+  '__typename', 'id', 'restId', 'name', 'nameWithNamespace', 'description', 'path', 'pathWithNamespace', 'createdAt',
+  'defaultBranch', 'tagList', 'topics', 'sshUrlToRepo', 'httpUrlToRepo', 'webUrl', 'readmeUrl', 'avatarUrl', 'starCount',
+  'forksCount', 'lastActivityAt', 'namespace',
+  'jobs', 'pipelineJobs', 'job', 'hooks', 'pushRule', 'languages', 'users', 'forks',
+  'latestArtifactsArchiveUrl', 'latestArtifactFileUrl', 'snapshotUrl',
+]);
+
+/**
+ * Fetches a page of projects in the smallest form the selection allows:
+ * `simple=true` when every selected field is in the simple form (a fifth of
+ * the full record's bytes), `statistics=true` only when statistics are
+ * selected. Full-form records prime the loader; simple and fork-list
+ * records do not (fork lists leave out owner, permissions and statistics),
+ * so a field they lack still loads the whole project.
  */
 async function listProjects(
   ctx: Context,
   args: ProjectFilterArgs & { first?: number | null; after?: string | null; last?: number | null; before?: string | null },
-  statistics: boolean,
+  info: GraphQLResolveInfo,
   kind: ListKind,
   fetch: (query: ReturnType<typeof toRestFilters>, page: { page: number; perPage: number }) => ReturnType<Context['gitlab']['client']['listProjects']>,
 ) {
-  const query = { ...toRestFilters(args), statistics: statistics || undefined };
+  const fields = fieldsOnNodes(info);
+  const statistics = fields.has('statistics');
+  const simple = [...fields].every((field) => SIMPLE_FORM_FIELDS.has(field));
+  const query = { ...toRestFilters(args), statistics: statistics || undefined, simple: simple || undefined };
   return resolveConnection(args, ctx.defaultPageSize, async (page, perPage) => {
     const result = await fetch(query, { page, perPage });
-    if (kind === 'projects') ctx.gitlab.loaders.markComplete(result.items, { statistics });
+    if (kind === 'projects' && !simple) ctx.gitlab.loaders.markComplete(result.items, { statistics });
     return result;
   });
 }
@@ -314,7 +333,7 @@ builder.queryFields((t) => ({
         repositoryChecksumFailed: t.arg.boolean({ description: 'Limits to projects whose repository checksum failed (premium tier).' }),
       },
       resolve: (_root, args, ctx, info) =>
-        listProjects(ctx, args, selectsOnNodes(info, 'statistics'), 'projects', (query, page) => ctx.gitlab.client.listProjects(query, page)),
+        listProjects(ctx, args, info, 'projects', (query, page) => ctx.gitlab.client.listProjects(query, page)),
     },
     ProjectConnection,
   ),
@@ -327,7 +346,7 @@ builder.queryFields((t) => ({
         ...projectFilterArgs(t.arg, { programmingLanguage: true }),
       },
       resolve: (_root, args, ctx, info) =>
-        listProjects(ctx, args, selectsOnNodes(info, 'statistics'), 'projects', (query, page) =>
+        listProjects(ctx, args, info, 'projects', (query, page) =>
           ctx.gitlab.client.listUserProjects(args.user, query, page)),
     },
     ProjectConnection,
