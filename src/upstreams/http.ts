@@ -342,7 +342,8 @@ export class HttpClient {
     this.enterBreaker(info);
     const headersDeadline = deadline(this.policy.deadlineMs, request.signal);
     try {
-      const release = await this.slot(headersDeadline.signal, info);
+      const slot = this.slot(headersDeadline.signal, info);
+      const release = typeof slot === 'function' ? slot : await slot;
       try {
         const response = await this.send(request, path, headers, request.signal, info);
         this.judge(response.statusCode);
@@ -426,7 +427,8 @@ export class HttpClient {
     decode: Decode<T>,
   ): Promise<ReadResponse<T>> {
     this.enterBreaker(info);
-    const release = await this.slot(signal, info);
+    const slot = this.slot(signal, info);
+    const release = typeof slot === 'function' ? slot : await slot;
     try {
       const response = await this.send(request, path, headers, signal, info);
       info.status = response.statusCode;
@@ -456,8 +458,16 @@ export class HttpClient {
     throw error;
   }
 
-  /** Waits for a concurrency slot within the call's deadline. */
-  private async slot(signal: AbortSignal, info: UpstreamInfo): Promise<() => void> {
+  /** A concurrency slot: at once when one is free (no promise to wait on), else within the call's deadline. */
+  private slot(signal: AbortSignal, info: UpstreamInfo): (() => void) | Promise<() => void> {
+    if (!signal.aborted) {
+      const free = this.limiter.tryAcquire();
+      if (free) return free;
+    }
+    return this.waitForSlot(signal, info);
+  }
+
+  private async waitForSlot(signal: AbortSignal, info: UpstreamInfo): Promise<() => void> {
     try {
       return await this.limiter.acquire(signal);
     } catch (error) {
@@ -596,7 +606,8 @@ function redact(text: string | null, credentials: Readonly<Record<string, string
 
 function flattenHeaders(headers: Dispatcher.ResponseData['headers']): Record<string, string | undefined> {
   const flat: Record<string, string | undefined> = {};
-  for (const [key, value] of Object.entries(headers)) {
+  for (const key in headers) {
+    const value = headers[key];
     flat[key] = Array.isArray(value) ? value.join(', ') : value;
   }
   return flat;

@@ -4,7 +4,6 @@
  * and Retry-After parsing. Pure Node; `http.ts` composes them around each
  * upstream call and is the only user.
  */
-import { setMaxListeners } from 'node:events';
 
 /** What the policy allows for one upstream. */
 export interface ResiliencePolicy {
@@ -107,13 +106,18 @@ export class ConcurrencyLimiter {
     return this.waiting.length;
   }
 
+  /** A release function when a slot is free now, without waiting; null when all are taken. */
+  tryAcquire(): (() => void) | null {
+    if (this.active >= this.max) return null;
+    this.active += 1;
+    return this.releaser();
+  }
+
   /** Resolves with a release function once a slot is free; rejects with the signal's reason if it aborts first. */
   acquire(signal?: AbortSignal): Promise<() => void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
-    if (this.active < this.max) {
-      this.active += 1;
-      return Promise.resolve(this.releaser());
-    }
+    const free = this.tryAcquire();
+    if (free) return Promise.resolve(free);
     return new Promise((resolve, reject) => {
       const entry = {
         grant: () => {
@@ -185,11 +189,40 @@ export interface Deadline {
   dispose(): void;
 }
 
+/** The deadlines alive under each caller signal: one listener on the caller aborts them all. */
+const linkedToCaller = new WeakMap<AbortSignal, Set<AbortController>>();
+
+/** Aborts `controller` when `caller` aborts; the returned function undoes that. */
+function linkToCaller(caller: AbortSignal, controller: AbortController): () => void {
+  let linked = linkedToCaller.get(caller);
+  if (!linked) {
+    const created = new Set<AbortController>();
+    linked = created;
+    linkedToCaller.set(caller, created);
+    caller.addEventListener('abort', () => {
+      for (const each of created) each.abort(caller.reason);
+      created.clear();
+    }, { once: true });
+  }
+  linked.add(controller);
+  const set = linked;
+  return () => {
+    set.delete(controller);
+  };
+}
+
+// The same reason AbortSignal.timeout gives, which the error mapping reads as UPSTREAM_TIMEOUT.
+function abortOnTimeout(controller: AbortController): void {
+  controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+}
+
 /**
  * Like `AbortSignal.any([caller, AbortSignal.timeout(ms)])`, but disposable:
  * those keep a timer alive for the whole deadline and tie every call to the
  * caller's signal until GC, which at thousands of calls a second fills the
- * old generation with dead timers and signals.
+ * old generation with dead timers and signals. The calls of one caller share
+ * one listener on its signal: an EventTarget listener per call cost more than
+ * the rest of the deadline.
  */
 export function deadline(ms: number, caller?: AbortSignal): Deadline {
   const controller = new AbortController();
@@ -197,22 +230,13 @@ export function deadline(ms: number, caller?: AbortSignal): Deadline {
     controller.abort(caller.reason);
     return { signal: controller.signal, dispose: () => {} };
   }
-  // The same reason AbortSignal.timeout gives, which the error mapping reads as UPSTREAM_TIMEOUT.
-  const timer = setTimeout(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), ms);
-  const onAbort = () => {
-    clearTimeout(timer);
-    controller.abort(caller?.reason);
-  };
-  if (caller) {
-    // One listener per call in flight: a query's hundred calls on one request signal are expected, not a leak.
-    setMaxListeners(0, caller);
-    caller.addEventListener('abort', onAbort, { once: true });
-  }
+  const timer = setTimeout(abortOnTimeout, ms, controller);
+  const unlink = caller ? linkToCaller(caller, controller) : undefined;
   return {
     signal: controller.signal,
     dispose: () => {
       clearTimeout(timer);
-      caller?.removeEventListener('abort', onAbort);
+      unlink?.();
     },
   };
 }
