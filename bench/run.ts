@@ -12,8 +12,9 @@
  * All three run compiled (npm run build, and bench/tsconfig.json for the bench's own).
  *
  * For each workload, with a fresh gateway and plain client: throughput runs at
- * sandbox latency 0, at each concurrency (default 1 and 16), the gateway then
- * the plain client, each warmed up and then driven for a fixed time; then a
+ * sandbox latency 0, at each concurrency (default 1 and 16), the gateway and
+ * the plain client in alternating rounds (default 2), each warmed up and
+ * then driven for a fixed time a round; then a
  * latency run at sandbox latency L (default 20 ms) with one client, p50
  * against the critical path (rounds x L).
  * Per run: requests/s, p50/p99, CPU ms per request of the server process
@@ -22,7 +23,7 @@
  * the sandbox's counter. Prints one table and the targets, and writes
  * bench/results/latest.json and latest.md.
  *
- *   npm run bench -- --seconds 2.5 --warmup 0.5 --concurrency 1,16 --latency 20
+ *   npm run bench -- --seconds 2.5 --rounds 2 --warmup 0.5 --concurrency 1,16 --latency 20
  *   npm run bench -- --only projects-jobs-100x20 --profile   (gateway and plain client under node --cpu-prof;
  *                                                             then npx tsx bench/profile-summary.ts [gateway|plain])
  *   npm run bench -- --node-options=--max-semi-space-size=64  (NODE_OPTIONS of every server process)
@@ -43,6 +44,7 @@ const { values: flags } = parseArgs({
     concurrency: { type: 'string', default: '1,16' },
     latency: { type: 'string', default: '20' },
     connections: { type: 'string', default: '128' },
+    rounds: { type: 'string', default: '2' },
     only: { type: 'string' },
     profile: { type: 'boolean', default: false },
     render: { type: 'boolean', default: false },
@@ -55,6 +57,7 @@ const WARMUP = Number(flags.warmup);
 const CONCURRENCIES = String(flags.concurrency).split(',').map(Number);
 const LATENCY_MS = Number(flags.latency);
 const CONNECTIONS = Number(flags.connections);
+const ROUNDS = Math.max(1, Number(flags.rounds));
 const ROOT = new URL('../', import.meta.url);
 const RESULTS = new URL('bench/results/', ROOT);
 const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
@@ -232,30 +235,69 @@ async function upstreamCalls(control: string): Promise<number> {
   return counts.gitlab + counts.hubzilla;
 }
 
-/** One measured run: warm up, reset the counters, drive for SECONDS, read them again. */
-async function measure(target: Target, workload: Workload, concurrency: number, sandbox: Server): Promise<Measurement> {
+/** What one round of driving a target measured. */
+interface Round {
+  latencies: number[];
+  elapsedS: number;
+  cpuMs: number;
+  sandboxCpuMs: number;
+  calls: number;
+  peakRssMb: number;
+}
+
+/** One round: reset the counters, drive for SECONDS, read them again (warmed up first when asked). */
+async function round(target: Target, workload: Workload, concurrency: number, sandbox: Server, warmup: boolean): Promise<Round> {
   const client = loadClient(target, workload, concurrency);
   try {
-    await client.drive(WARMUP);
+    if (warmup) await client.drive(WARMUP);
     const pid = target.server.pid;
     const rssReset = await resetPeakRss(pid);
     const [cpu0, sandboxCpu0, calls0] = [await cpuMs(pid), await cpuMs(sandbox.pid), await upstreamCalls(sandbox.ready.control ?? '')];
     const { latencies, elapsedS } = await client.drive(SECONDS);
     const [cpu1, sandboxCpu1, calls1] = [await cpuMs(pid), await cpuMs(sandbox.pid), await upstreamCalls(sandbox.ready.control ?? '')];
-    const n = latencies.length;
     return {
-      requests: n,
-      rps: n / elapsedS,
-      p50: percentile(latencies, 50),
-      p99: percentile(latencies, 99),
-      cpuMsPerRequest: (cpu1 - cpu0) / n,
-      sandboxCpuMsPerRequest: (sandboxCpu1 - sandboxCpu0) / n,
+      latencies,
+      elapsedS,
+      cpuMs: cpu1 - cpu0,
+      sandboxCpuMs: sandboxCpu1 - sandboxCpu0,
+      calls: calls1 - calls0,
       peakRssMb: rssReset ? await peakRssMb(pid) : Number.NaN,
-      callsPerRequest: (calls1 - calls0) / n,
     };
   } finally {
     await client.close();
   }
+}
+
+/** Rounds of one target, added up: requests and time summed, latencies pooled, the highest peak RSS. */
+function combine(rounds: Round[]): Measurement {
+  const latencies = rounds.flatMap((r) => r.latencies).sort((a, b) => a - b);
+  const n = latencies.length;
+  const sum = (pick: (r: Round) => number) => rounds.reduce((total, r) => total + pick(r), 0);
+  return {
+    requests: n,
+    rps: n / sum((r) => r.elapsedS),
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    cpuMsPerRequest: sum((r) => r.cpuMs) / n,
+    sandboxCpuMsPerRequest: sum((r) => r.sandboxCpuMs) / n,
+    peakRssMb: Math.max(...rounds.map((r) => r.peakRssMb)),
+    callsPerRequest: sum((r) => r.calls) / n,
+  };
+}
+
+/**
+ * Measures the gateway and the plain client in ROUNDS alternating rounds
+ * (gateway, plain, gateway, plain, ...), each warmed up before its first:
+ * whatever else the machine does in the meantime falls on both alike, so the
+ * ratio holds better than one long run of each would.
+ */
+async function measurePair(gateway: Target, plain: Target, workload: Workload, concurrency: number, sandbox: Server): Promise<[Measurement, Measurement]> {
+  const rounds: [Round[], Round[]] = [[], []];
+  for (let r = 0; r < ROUNDS; r++) {
+    rounds[0].push(await round(gateway, workload, concurrency, sandbox, r === 0));
+    rounds[1].push(await round(plain, workload, concurrency, sandbox, r === 0));
+  }
+  return [combine(rounds[0]), combine(rounds[1])];
 }
 
 // --- report ----------------------------------------------------------------------
@@ -376,8 +418,7 @@ async function main(): Promise<void> {
         for (const phase of phases) {
           await setLatency(phase.latencyMs);
           for (const concurrency of phase.concurrencies) {
-            const gw = await measure(gatewayTarget!, workload, concurrency, sandbox);
-            const pl = await measure(plainTarget!, workload, concurrency, sandbox);
+            const [gw, pl] = await measurePair(gatewayTarget!, plainTarget!, workload, concurrency, sandbox);
             rows.push({
               workload: workload.name,
               latencyMs: phase.latencyMs,
@@ -402,7 +443,7 @@ async function main(): Promise<void> {
   const checks = targets(rows);
   const command = `npm run bench -- ${process.argv.slice(2).join(' ')}`.trim();
   const report = [
-    `Gateway vs plain REST client, ${SECONDS} s per run after ${WARMUP} s warm-up, ${CONNECTIONS} upstream connections, ` +
+    `Gateway vs plain REST client, ${ROUNDS} alternating rounds of ${SECONDS} s each after ${WARMUP} s warm-up, ${CONNECTIONS} upstream connections, ` +
       `throughput runs at 0 ms sandbox latency, latency runs at ${LATENCY_MS} ms, upstream answers ${flags.render ? 'rendered on every call' : 'memoized'}, ` +
       `NODE_OPTIONS "${flags['node-options']}", load average ${fixed(loadBefore, 2)} before and ${fixed(loadavg()[0] ?? 0, 2)} after ` +
       `(other work on the machine skews absolute numbers; both sides share it) (${new Date().toISOString()}).`,
@@ -413,7 +454,7 @@ async function main(): Promise<void> {
   ].join('\n');
   console.log(report);
   const settings = {
-    command, seconds: SECONDS, warmup: WARMUP, connections: CONNECTIONS, latencyMs: LATENCY_MS, memoizedUpstream: !flags.render, nodeOptions: flags['node-options'],
+    command, seconds: SECONDS, rounds: ROUNDS, warmup: WARMUP, connections: CONNECTIONS, latencyMs: LATENCY_MS, memoizedUpstream: !flags.render, nodeOptions: flags['node-options'],
     loadAverage: { before: loadBefore, after: loadavg()[0] ?? 0 },
   };
   await writeFile(new URL('latest.json', RESULTS), `${JSON.stringify({ ...settings, rows, targets: checks }, null, 2)}\n`);
