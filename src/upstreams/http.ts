@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import { Pool, errors as undiciErrors } from 'undici';
 import type { Dispatcher } from 'undici';
 import { UpstreamError, type ErrorCode, type UpstreamInfo } from '../errors.js';
-import { backoffDelay, CircuitBreaker, ConcurrencyLimiter, deadline, parseRetryAfter, sleep, type ResiliencePolicy } from './resilience.js';
+import { backoffDelay, CircuitBreaker, ConcurrencyLimiter, deadline, parseRetryAfter, sleep, type CallSignal, type ResiliencePolicy } from './resilience.js';
 
 export interface HttpClientOptions {
   /** Upstream name shown in errors and metrics, e.g. "gitlab". */
@@ -378,7 +378,7 @@ export class HttpClient {
 
   /** The attempts of `execute`, under one deadline signal. */
   private async executeUntil<T>(
-    signal: AbortSignal,
+    signal: CallSignal,
     started: number,
     request: UpstreamRequest,
     path: string,
@@ -422,7 +422,7 @@ export class HttpClient {
     request: UpstreamRequest,
     path: string,
     headers: Record<string, string>,
-    signal: AbortSignal,
+    signal: CallSignal,
     info: UpstreamInfo,
     decode: Decode<T>,
   ): Promise<ReadResponse<T>> {
@@ -459,7 +459,7 @@ export class HttpClient {
   }
 
   /** A concurrency slot: at once when one is free (no promise to wait on), else within the call's deadline. */
-  private slot(signal: AbortSignal, info: UpstreamInfo): (() => void) | Promise<() => void> {
+  private slot(signal: CallSignal, info: UpstreamInfo): (() => void) | Promise<() => void> {
     if (!signal.aborted) {
       const free = this.limiter.tryAcquire();
       if (free) return free;
@@ -467,7 +467,7 @@ export class HttpClient {
     return this.waitForSlot(signal, info);
   }
 
-  private async waitForSlot(signal: AbortSignal, info: UpstreamInfo): Promise<() => void> {
+  private async waitForSlot(signal: CallSignal, info: UpstreamInfo): Promise<() => void> {
     try {
       return await this.limiter.acquire(signal);
     } catch (error) {
@@ -500,7 +500,7 @@ export class HttpClient {
     request: UpstreamRequest,
     path: string,
     headers: Record<string, string>,
-    signal: AbortSignal | undefined,
+    signal: CallSignal | undefined,
     info: UpstreamInfo,
   ): Promise<Dispatcher.ResponseData> {
     let body: string | Readable | undefined;

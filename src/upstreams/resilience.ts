@@ -5,6 +5,8 @@
  * upstream call and is the only user.
  */
 
+import { EventEmitter } from 'node:events';
+
 /** What the policy allows for one upstream. */
 export interface ResiliencePolicy {
   /** Time to open a TCP (and TLS) connection, in ms. */
@@ -114,24 +116,25 @@ export class ConcurrencyLimiter {
   }
 
   /** Resolves with a release function once a slot is free; rejects with the signal's reason if it aborts first. */
-  acquire(signal?: AbortSignal): Promise<() => void> {
+  acquire(signal?: CallSignal): Promise<() => void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     const free = this.tryAcquire();
     if (free) return Promise.resolve(free);
     return new Promise((resolve, reject) => {
       const entry = {
         grant: () => {
-          signal?.removeEventListener('abort', onAbort);
+          removeListener?.();
           this.active += 1;
           resolve(this.releaser());
         },
       };
-      const onAbort = () => {
-        const index = this.waiting.indexOf(entry);
-        if (index >= 0) this.waiting.splice(index, 1);
-        reject(signal?.reason);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      const removeListener = signal
+        ? onAbort(signal, () => {
+            const index = this.waiting.indexOf(entry);
+            if (index >= 0) this.waiting.splice(index, 1);
+            reject(signal.reason);
+          })
+        : undefined;
       this.waiting.push(entry);
     });
   }
@@ -166,37 +169,72 @@ export function parseRetryAfter(value: string | undefined, now: number = Date.no
   return Math.max(0, date - now);
 }
 
+/**
+ * What a call can be aborted by: a caller's AbortSignal, or a call's own
+ * deadline (an EventEmitter, which undici takes as a signal too).
+ */
+export type CallSignal = AbortSignal | DeadlineSignal;
+
+/** Runs `listener` once when `signal` aborts; the returned function removes it. */
+function onAbort(signal: CallSignal, listener: () => void): () => void {
+  if (signal instanceof DeadlineSignal) {
+    signal.once('abort', listener);
+    return () => signal.removeListener('abort', listener);
+  }
+  signal.addEventListener('abort', listener, { once: true });
+  return () => signal.removeEventListener('abort', listener);
+}
+
 /** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+export function sleep(ms: number, signal?: CallSignal): Promise<void> {
   if (signal?.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
+      removeListener?.();
       resolve();
     }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
+    const removeListener = signal
+      ? onAbort(signal, () => {
+          clearTimeout(timer);
+          reject(signal.reason);
+        })
+      : undefined;
   });
+}
+
+/**
+ * The signal of one call's deadline: `aborted` and `reason` as an
+ * AbortSignal has them, and an 'abort' event. An EventEmitter rather than an
+ * AbortController: a call adds and removes listeners on it (undici, the
+ * slot queue), and an EventTarget costs several times more for that.
+ */
+export class DeadlineSignal extends EventEmitter {
+  aborted = false;
+  reason: unknown = undefined;
+
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.emit('abort');
+  }
 }
 
 /** A call's deadline: a signal that aborts when `ms` pass or the caller's signal aborts, and its disposal. */
 export interface Deadline {
-  readonly signal: AbortSignal;
+  readonly signal: DeadlineSignal;
   /** Clears the timer and the caller link; call it once the call is over. */
   dispose(): void;
 }
 
 /** The deadlines alive under each caller signal: one listener on the caller aborts them all. */
-const linkedToCaller = new WeakMap<AbortSignal, Set<AbortController>>();
+const linkedToCaller = new WeakMap<AbortSignal, Set<DeadlineSignal>>();
 
-/** Aborts `controller` when `caller` aborts; the returned function undoes that. */
-function linkToCaller(caller: AbortSignal, controller: AbortController): () => void {
+/** Aborts `signal` when `caller` aborts; the returned function undoes that. */
+function linkToCaller(caller: AbortSignal, signal: DeadlineSignal): () => void {
   let linked = linkedToCaller.get(caller);
   if (!linked) {
-    const created = new Set<AbortController>();
+    const created = new Set<DeadlineSignal>();
     linked = created;
     linkedToCaller.set(caller, created);
     caller.addEventListener('abort', () => {
@@ -204,16 +242,16 @@ function linkToCaller(caller: AbortSignal, controller: AbortController): () => v
       created.clear();
     }, { once: true });
   }
-  linked.add(controller);
+  linked.add(signal);
   const set = linked;
   return () => {
-    set.delete(controller);
+    set.delete(signal);
   };
 }
 
 // The same reason AbortSignal.timeout gives, which the error mapping reads as UPSTREAM_TIMEOUT.
-function abortOnTimeout(controller: AbortController): void {
-  controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+function abortOnTimeout(signal: DeadlineSignal): void {
+  signal.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
 }
 
 /**
@@ -221,19 +259,18 @@ function abortOnTimeout(controller: AbortController): void {
  * those keep a timer alive for the whole deadline and tie every call to the
  * caller's signal until GC, which at thousands of calls a second fills the
  * old generation with dead timers and signals. The calls of one caller share
- * one listener on its signal: an EventTarget listener per call cost more than
- * the rest of the deadline.
+ * one listener on its signal.
  */
 export function deadline(ms: number, caller?: AbortSignal): Deadline {
-  const controller = new AbortController();
+  const signal = new DeadlineSignal();
   if (caller?.aborted) {
-    controller.abort(caller.reason);
-    return { signal: controller.signal, dispose: () => {} };
+    signal.abort(caller.reason);
+    return { signal, dispose: () => {} };
   }
-  const timer = setTimeout(abortOnTimeout, ms, controller);
-  const unlink = caller ? linkToCaller(caller, controller) : undefined;
+  const timer = setTimeout(abortOnTimeout, ms, signal);
+  const unlink = caller ? linkToCaller(caller, signal) : undefined;
   return {
-    signal: controller.signal,
+    signal,
     dispose: () => {
       clearTimeout(timer);
       unlink?.();
