@@ -4,7 +4,6 @@
  * and Retry-After parsing. Pure Node; `http.ts` composes them around each
  * upstream call and is the only user.
  */
-
 import { EventEmitter } from 'node:events';
 
 /** What the policy allows for one upstream. */

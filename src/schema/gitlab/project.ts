@@ -7,6 +7,7 @@
  * full project through the request's loader, so one extra call serves every
  * missing field of that project, and fields the record holds cost nothing.
  */
+import type { GraphQLResolveInfo } from 'graphql';
 import { InputError } from '../../errors.js';
 import type { ProjectReadOptions } from '../../upstreams/gitlab/client.js';
 import type { ProjectRecord } from '../../upstreams/gitlab/records.js';
@@ -15,7 +16,6 @@ import { UPSTREAM_CALL } from '../cost.js';
 import type { Context } from '../context.js';
 import { decodeGlobalId, localIdOf } from '../global-id.js';
 import { resolveConnection } from '../pagination.js';
-import type { GraphQLResolveInfo } from 'graphql';
 import { fieldsOnNodes, selects } from '../selection.js';
 import { Namespace } from './namespace.js';
 import {
