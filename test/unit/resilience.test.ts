@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { upstreamPolicy } from '../../src/server/app.js';
-import { backoffDelay, CircuitBreaker, ConcurrencyLimiter, deadline, parseRetryAfter } from '../../src/upstreams/resilience.js';
+import { backoffDelay, CircuitBreaker, ConcurrencyLimiter, deadline, parseRetryAfter, sleep } from '../../src/upstreams/resilience.js';
 
 describe('CircuitBreaker', () => {
   it('opens after the threshold of consecutive failures, lets one probe through after the reset time, and closes on its success', () => {
@@ -62,6 +62,19 @@ describe('ConcurrencyLimiter', () => {
     expect(limiter.inFlight).toBe(1);
     release();
     expect(limiter.inFlight).toBe(0);
+  });
+
+  it("gives up a wait when the call's deadline runs out, and takes a free slot at once", async () => {
+    const limiter = new ConcurrencyLimiter(1);
+    const held = limiter.tryAcquire();
+    expect(held).not.toBeNull();
+    expect(limiter.tryAcquire()).toBeNull();
+    const d = deadline(20);
+    await expect(limiter.acquire(d.signal)).rejects.toMatchObject({ name: 'TimeoutError' });
+    d.dispose();
+    expect(limiter.queued).toBe(0);
+    held?.();
+    expect(limiter.tryAcquire()).not.toBeNull();
   });
 });
 
@@ -143,6 +156,13 @@ describe('deadline', () => {
     process.off('warning', onWarning);
     for (const call of calls) call.dispose();
     expect(warnings).not.toContain('MaxListenersExceededWarning');
+  });
+
+  it('cuts a back-off sleep short when it runs out', async () => {
+    // A sleep that ran its course would outlast the test's own time limit.
+    const d = deadline(20);
+    await expect(sleep(60_000, d.signal)).rejects.toMatchObject({ name: 'TimeoutError' });
+    d.dispose();
   });
 
   it('once disposed, neither the timer nor the caller aborts it', async () => {
