@@ -57,7 +57,8 @@ const WARMUP = Number(flags.warmup);
 const CONCURRENCIES = String(flags.concurrency).split(',').map(Number);
 const LATENCY_MS = Number(flags.latency);
 const CONNECTIONS = Number(flags.connections);
-const ROUNDS = Math.max(1, Number(flags.rounds));
+const ROUNDS = Number(flags.rounds);
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error(`--rounds takes a whole number of at least 1, not "${flags.rounds}"`);
 const ROOT = new URL('../', import.meta.url);
 const RESULTS = new URL('bench/results/', ROOT);
 const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
@@ -292,12 +293,13 @@ function combine(rounds: Round[]): Measurement {
  * ratio holds better than one long run of each would.
  */
 async function measurePair(gateway: Target, plain: Target, workload: Workload, concurrency: number, sandbox: Server): Promise<[Measurement, Measurement]> {
-  const rounds: [Round[], Round[]] = [[], []];
+  const gatewayRounds: Round[] = [];
+  const plainRounds: Round[] = [];
   for (let r = 0; r < ROUNDS; r++) {
-    rounds[0].push(await round(gateway, workload, concurrency, sandbox, r === 0));
-    rounds[1].push(await round(plain, workload, concurrency, sandbox, r === 0));
+    gatewayRounds.push(await round(gateway, workload, concurrency, sandbox, r === 0));
+    plainRounds.push(await round(plain, workload, concurrency, sandbox, r === 0));
   }
-  return [combine(rounds[0]), combine(rounds[1])];
+  return [combine(gatewayRounds), combine(plainRounds)];
 }
 
 // --- report ----------------------------------------------------------------------

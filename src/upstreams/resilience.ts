@@ -229,23 +229,19 @@ export interface Deadline {
 /** The deadlines alive under each caller signal: one listener on the caller aborts them all. */
 const linkedToCaller = new WeakMap<AbortSignal, Set<DeadlineSignal>>();
 
-/** Aborts `signal` when `caller` aborts; the returned function undoes that. */
-function linkToCaller(caller: AbortSignal, signal: DeadlineSignal): () => void {
+/** The set of deadlines under `caller`, made (with its one listener) on the caller's first call. */
+function deadlinesOf(caller: AbortSignal): Set<DeadlineSignal> {
   let linked = linkedToCaller.get(caller);
   if (!linked) {
-    const created = new Set<DeadlineSignal>();
-    linked = created;
-    linkedToCaller.set(caller, created);
+    const fresh = new Set<DeadlineSignal>();
     caller.addEventListener('abort', () => {
-      for (const each of created) each.abort(caller.reason);
-      created.clear();
+      for (const each of fresh) each.abort(caller.reason);
+      fresh.clear();
     }, { once: true });
+    linkedToCaller.set(caller, fresh);
+    linked = fresh;
   }
-  linked.add(signal);
-  const set = linked;
-  return () => {
-    set.delete(signal);
-  };
+  return linked;
 }
 
 // The same reason AbortSignal.timeout gives, which the error mapping reads as UPSTREAM_TIMEOUT.
@@ -267,12 +263,13 @@ export function deadline(ms: number, caller?: AbortSignal): Deadline {
     return { signal, dispose: () => {} };
   }
   const timer = setTimeout(abortOnTimeout, ms, signal);
-  const unlink = caller ? linkToCaller(caller, signal) : undefined;
+  const linked = caller ? deadlinesOf(caller) : undefined;
+  linked?.add(signal);
   return {
     signal,
     dispose: () => {
       clearTimeout(timer);
-      unlink?.();
+      linked?.delete(signal);
     },
   };
 }

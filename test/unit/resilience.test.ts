@@ -154,8 +154,12 @@ describe('deadline', () => {
     const calls = Array.from({ length: 100 }, () => deadline(10_000, caller.signal));
     await new Promise((resolve) => setTimeout(resolve, 10));
     process.off('warning', onWarning);
-    for (const call of calls) call.dispose();
     expect(warnings).not.toContain('MaxListenersExceededWarning');
+    // The caller's one listener aborts every call still running, and none already disposed.
+    for (const call of calls.slice(50)) call.dispose();
+    caller.abort(new Error('client went away'));
+    expect(calls.map((call) => call.signal.aborted)).toEqual([...Array(50).fill(true), ...Array(50).fill(false)]);
+    for (const call of calls.slice(0, 50)) call.dispose();
   });
 
   it('cuts a back-off sleep short when it runs out', async () => {
