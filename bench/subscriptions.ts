@@ -1,8 +1,9 @@
 /**
  * `npm run bench:subscriptions` (also the second half of `npm run bench`):
- * what live job status costs, with N subscribers (default 10,000), each on
- * its own WebSocket connection (graphql-transport-ws), watching one job of
- * one project with the same credentials.
+ * what live job status costs, with N subscribers, each on its own WebSocket
+ * connection (graphql-transport-ws), watching one job of one project with
+ * the same credentials. N is 1,000 (the fan-out the subscriptions work was
+ * measured at) and then 10,000 (the memory target's), each on a fresh gateway.
  *
  * - gateway RSS and heap with the N subscribers idle (after a forced GC),
  *   in total and per subscriber over the gateway's baseline, and its peak;
@@ -12,7 +13,8 @@
  *   point: one, however many subscribers);
  * - webhook-to-client latency p50/p99 over every delivery: from POSTing a
  *   job webhook to the gateway until each subscriber has the event (events
- *   one at a time, 20 ms apart, the first one included), the CPU each event
+ *   one at a time, 20 ms apart, after one warm-up event that is reported
+ *   apart as the cold first event), the CPU each event
  *   costs the gateway and the clients, and the upstream reads per event;
  * - what is left (connections, streams, pollers, timers, bus topics) once
  *   every client went;
@@ -28,7 +30,7 @@
  * the same cores, stays small next to the gateway's. Each process needs a
  * file descriptor per subscriber: the bench checks `ulimit -n` first.
  *
- *   npm run bench:subscriptions -- [--subscribers 10000] [--interval 100] [--events 50] [--batch 500]
+ *   npm run bench:subscriptions -- [--subscribers 1000,10000] [--interval 100] [--events 50] [--batch 500]
  *     [--no-build] [--floor] [--gateway-flags='--max-semi-space-size=4 --trace-gc']
  *     [--heap-snapshot PREFIX] [--cpu-prof DIR]
  */
@@ -52,7 +54,8 @@ const TARGET_P99_MS = 50;
 
 const { values } = parseArgs({
   options: {
-    subscribers: { type: 'string', default: String(TARGET_SUBSCRIBERS) },
+    /** Fan-out sizes, each run on a fresh gateway: the subscriptions benchmark's 1,000 and the memory target's 10,000. */
+    subscribers: { type: 'string', default: `1000,${TARGET_SUBSCRIBERS}` },
     interval: { type: 'string', default: '100' },
     events: { type: 'string', default: '50' },
     /** Connections opened at once; the next batch starts when this one has its initial state. */
@@ -68,6 +71,9 @@ const { values } = parseArgs({
     'heap-snapshot': { type: 'string' },
   },
 });
+
+const SIZES = String(values.subscribers).split(',').map(Number);
+if (SIZES.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--subscribers takes whole numbers of at least 1, comma-separated, not "${values.subscribers}"`);
 
 interface Measure {
   heapUsed: number;
@@ -366,9 +372,10 @@ function newEvents(subscribers: number, count: number): Events {
  * event `e` (a job finished at `finishedAt`) happen. Returns, per event,
  * the ms until the last subscriber had it.
  */
-async function runEvents(events: Events, count: number, send: (e: number, finishedAt: string) => Promise<void>): Promise<number[]> {
+async function runEvents(events: Events, count: number, send: (e: number, finishedAt: string) => Promise<void>, first = 0): Promise<number[]> {
   const last: number[] = [];
-  for (let e = 0; e < count; e++) {
+  events.count = 0;
+  for (let e = first; e < first + count; e++) {
     // A finished job whose outcome flips: every event is a change every subscriber gets.
     const finishedAt = new Date(Date.UTC(2024, 3, 1, 13, 0, e)).toISOString();
     events.received = 0;
@@ -391,6 +398,16 @@ async function runEvents(events: Events, count: number, send: (e: number, finish
   return last;
 }
 
+/**
+ * The first event through a fresh process compiles the delivery path on the
+ * way: it is sent as event -1, before the measured ones, and reported apart
+ * (ms until its last subscriber had it), as the query benchmark warms up too.
+ */
+async function warmUp(events: Events, send: (e: number, finishedAt: string) => Promise<void>): Promise<number> {
+  const [ms] = await runEvents(events, 1, send, -1);
+  return ms ?? Number.NaN;
+}
+
 /** The floor: the same clients and events against the canned-bytes server (FLOOR). */
 async function floor(subscribers: number, eventCount: number, batch: number): Promise<{ p50: number; p99: number; last: number; byEvent: number[] }> {
   const child = spawn(process.execPath, ['--input-type=module', '-e', FLOOR], { cwd: ROOT, env: { ...process.env, NODE_OPTIONS: '' }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
@@ -399,9 +416,11 @@ async function floor(subscribers: number, eventCount: number, batch: number): Pr
     const events = newEvents(subscribers, eventCount);
     const { clients } = await openClients(Number(new URL(url).port), subscribers, batch, events);
     await sleep(500);
-    const last = await runEvents(events, eventCount, async (_e, finishedAt) => {
+    const send = async (_e: number, finishedAt: string) => {
       child.send({ type: 'event', finishedAt });
-    });
+    };
+    await warmUp(events, send);
+    const last = await runEvents(events, eventCount, send);
     for (const client of clients) client.socket.destroy();
     const latencies = events.latencies.subarray(0, events.count).sort();
     return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), last: percentile([...last].sort((a, b) => a - b), 50), byEvent: last };
@@ -411,8 +430,7 @@ async function floor(subscribers: number, eventCount: number, batch: number): Pr
   }
 }
 
-async function main(): Promise<Record<string, unknown>> {
-  const subscribers = Number(values.subscribers);
+async function main(subscribers: number): Promise<Record<string, unknown>> {
   const intervalMs = Number(values.interval);
   const eventCount = Number(values.events);
   const batch = Math.max(1, Number(values.batch));
@@ -464,18 +482,20 @@ async function main(): Promise<Record<string, unknown>> {
 
     // Webhooks: one event at a time, each waited for at every subscriber.
     const payload = JSON.parse(await readFile(new URL('test/fixtures/gitlab-webhooks/job_event.payload.json', ROOT), 'utf8')) as Record<string, unknown>;
-    sandbox.clearRequests();
     const webhookUrl = new URL('/webhooks/gitlab', url);
-    const eventStart = performance.now();
-    const gatewayCpuStart = cpuMs(child.pid);
-    const clientCpuStart = process.cpuUsage();
     /** Per event, in order: ms until the last subscriber had it. */
-    const lastDelivery = await runEvents(events, eventCount, async (e, finishedAt) => {
+    const send = async (e: number, finishedAt: string) => {
       const body = JSON.stringify({ ...payload, project_id: PROJECT, build_id: JOB, pipeline_id: 201, build_status: e % 2 ? 'success' : 'failed', build_finished_at: finishedAt });
       const response = await fetch(webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'x-gitlab-token': SECRET, 'idempotency-key': `bench-${e}` }, body });
       if (response.status !== 200) throw new Error(`webhook answered ${response.status}: ${await response.text()}`);
       await response.arrayBuffer();
-    });
+    };
+    const coldMs = await warmUp(events, send);
+    sandbox.clearRequests();
+    const eventStart = performance.now();
+    const gatewayCpuStart = cpuMs(child.pid);
+    const clientCpuStart = process.cpuUsage();
+    const lastDelivery = await runEvents(events, eventCount, send);
     const eventMs = performance.now() - eventStart;
     const gatewayCpuPerEvent = (cpuMs(child.pid) - gatewayCpuStart) / eventCount;
     const clientCpu = process.cpuUsage(clientCpuStart);
@@ -508,6 +528,7 @@ async function main(): Promise<Record<string, unknown>> {
         maxMs: Number((latencies.at(-1) ?? Number.NaN).toFixed(2)),
         lastDeliveryP50Ms: Number(percentile(lastSorted, 50).toFixed(2)),
         lastDeliveryMaxMs: Number((lastSorted.at(-1) ?? Number.NaN).toFixed(2)),
+        coldFirstEventMs: coldMs,
         lastDeliveryByEventMs: lastDelivery,
         firstDeliveryByEventMs: firstDelivery,
         eventsPerSecond: Number((eventCount / (eventMs / 1000)).toFixed(1)),
@@ -529,16 +550,15 @@ async function main(): Promise<Record<string, unknown>> {
       },
       afterAllLeft: { connections: after.connections, ...after.stats },
     };
-    // RSS at the target's 10,000 subscribers: measured when that is N, else extrapolated from this run.
+    // RSS at the target's 10,000 subscribers: measured when that is N, else extrapolated from this run (and only then, if no run has 10,000).
+    const measuresRss = subscribers === TARGET_SUBSCRIBERS || !SIZES.includes(TARGET_SUBSCRIBERS);
     const rssAtTarget = subscribers === TARGET_SUBSCRIBERS ? subscribed.rss : baseline.rss + ((subscribed.rss - baseline.rss) / subscribers) * TARGET_SUBSCRIBERS;
     const checks = [
-      { target: `gateway RSS with ${TARGET_SUBSCRIBERS.toLocaleString('en')} idle subscribers < ${TARGET_RSS_MB} MB`, value: `${fixed(mb(rssAtTarget))} MB${subscribers === TARGET_SUBSCRIBERS ? '' : ` (extrapolated from ${subscribers})`}`, met: mb(rssAtTarget) < TARGET_RSS_MB },
-      // Latency does not extrapolate: fewer subscribers than the target's never count as met.
-      {
-        target: `webhook -> client p99 < ${TARGET_P99_MS} ms at ${TARGET_SUBSCRIBERS.toLocaleString('en')} subscribers`,
-        value: `${fixed(results.webhooks.p99Ms)} ms at ${subscribers}${subscribers < TARGET_SUBSCRIBERS ? ' (fewer than the target: not counted)' : ''}`,
-        met: results.webhooks.p99Ms < TARGET_P99_MS && subscribers >= TARGET_SUBSCRIBERS,
-      },
+      ...(measuresRss
+        ? [{ target: `gateway RSS with ${TARGET_SUBSCRIBERS.toLocaleString('en')} idle subscribers < ${TARGET_RSS_MB} MB`, value: `${fixed(mb(rssAtTarget))} MB${subscribers === TARGET_SUBSCRIBERS ? '' : ` (extrapolated from ${subscribers})`}`, met: mb(rssAtTarget) < TARGET_RSS_MB }]
+        : []),
+      // Latency does not extrapolate: each fan-out size is its own check.
+      { target: `webhook -> client p99 < ${TARGET_P99_MS} ms at ${subscribers.toLocaleString('en')} subscribers`, value: `${fixed(results.webhooks.p99Ms)} ms`, met: results.webhooks.p99Ms < TARGET_P99_MS },
     ];
 
     console.log(`\nSubscriptions: ${subscribers} WebSocket subscribers (one connection each, same token) on one job of one project; gateway from dist/ on node ${process.version}\n`);
@@ -548,6 +568,7 @@ async function main(): Promise<Record<string, unknown>> {
     console.log(`  per idle subscriber                           heap ${fixed(results.memory.heapPerIdleSubscriberBytes / 1024)} KiB, RSS ${fixed(results.memory.rssPerIdleSubscriberBytes / 1024)} KiB`);
     console.log(`  upstream polls per ${intervalMs} ms interval          ${results.polling.pollsPerInterval} (${polled} polls in ${intervals} intervals)`);
     console.log(`  webhook -> client latency                     p50 ${fixed(results.webhooks.p50Ms)} ms, p99 ${fixed(results.webhooks.p99Ms)} ms, max ${fixed(results.webhooks.maxMs)} ms (${latencies.length} deliveries of ${eventCount} events; last subscriber p50 ${fixed(results.webhooks.lastDeliveryP50Ms)} ms, max ${fixed(results.webhooks.lastDeliveryMaxMs)} ms)`);
+    console.log(`  the cold first event (before those)           last subscriber had it after ${fixed(coldMs)} ms`);
     console.log(`  CPU per webhook event                         gateway ${fixed(gatewayCpuPerEvent)} ms, clients (this process) ${fixed(clientCpuPerEvent)} ms`);
     console.log(`  upstream reads per webhook event              ${results.webhooks.upstreamReadsPerEvent} (polls meanwhile: ${pollsMeanwhile})`);
     if (events.unexpected) console.log(`  unexpected messages                           ${events.unexpected}, first: ${events.firstUnexpected}`);
@@ -562,16 +583,19 @@ async function main(): Promise<Record<string, unknown>> {
   }
 }
 
-const results: Record<string, unknown> = await main();
-if (values.floor) {
-  const subscribers = Number(values.subscribers);
-  // The gateway's sockets are gone; the floor opens as many again.
-  await sleep(1000);
-  const { p50, p99, last, byEvent } = await floor(subscribers, Number(values.events), Math.max(1, Number(values.batch)));
-  results.floor = { p50Ms: Number(p50.toFixed(2)), p99Ms: Number(p99.toFixed(2)), lastDeliveryP50Ms: Number(last.toFixed(2)), lastDeliveryByEventMs: byEvent };
-  console.log(`  floor: the same frame written to the same ${subscribers} sockets by a bare TCP server (no ws, GraphQL or upstream):`);
-  console.log(`         p50 ${fixed(p50)} ms, p99 ${fixed(p99)} ms, last subscriber p50 ${fixed(last)} ms\n`);
+const runs: Record<string, unknown>[] = [];
+for (const subscribers of SIZES) {
+  const results = await main(subscribers);
+  if (values.floor) {
+    // The gateway's sockets are gone; the floor opens as many again.
+    await sleep(1000);
+    const { p50, p99, last, byEvent } = await floor(subscribers, Number(values.events), Math.max(1, Number(values.batch)));
+    results.floor = { p50Ms: Number(p50.toFixed(2)), p99Ms: Number(p99.toFixed(2)), lastDeliveryP50Ms: Number(last.toFixed(2)), lastDeliveryByEventMs: byEvent };
+    console.log(`  floor: the same frame written to the same ${subscribers} sockets by a bare TCP server (no ws, GraphQL or upstream):`);
+    console.log(`         p50 ${fixed(p50)} ms, p99 ${fixed(p99)} ms, last subscriber p50 ${fixed(last)} ms\n`);
+  }
+  runs.push(results);
 }
 await mkdir(new URL('bench/results/', ROOT), { recursive: true });
-await writeFile(new URL('bench/results/subscriptions.json', ROOT), `${JSON.stringify(results, null, 2)}\n`);
+await writeFile(new URL('bench/results/subscriptions.json', ROOT), `${JSON.stringify(runs, null, 2)}\n`);
 
