@@ -78,6 +78,15 @@ export interface UpstreamRequest {
   /** A JSON body; a FormData body, sent as multipart and streamed; or URLSearchParams, sent form-encoded. */
   body?: unknown;
   signal?: AbortSignal;
+  /**
+   * Keeps of a JSON body only what the caller reads, where the body is
+   * parsed. A page handed up through a call's promises stays reachable from
+   * them until the next full collection (they were made when the call
+   * started and are old by the time it answers, under load), so whatever of
+   * it they hold, every young collection copies. Sees every JSON body, error
+   * bodies too: what it does not recognise it returns as it is.
+   */
+  select?: (body: unknown) => unknown;
 }
 
 /** What a multipart file part needs: web Blobs and the File objects Yoga's multipart parser makes both fit. */
@@ -242,6 +251,14 @@ const asJson: Decode<JsonContent> = (text) => {
   }
 };
 
+/** asJson, then `select` on what parsed. */
+function selecting(select: (body: unknown) => unknown): Decode<JsonContent> {
+  return (text) => {
+    const content = asJson(text);
+    return content.parsed ? { parsed: true, value: select(content.value) } : content;
+  };
+}
+
 export class HttpClient {
   readonly name: string;
   readonly baseUrl: URL;
@@ -292,7 +309,7 @@ export class HttpClient {
     const path = `${this.basePath}/${encodePath(request.path)}`;
     const info: UpstreamInfo = { name: this.name, status: null, method: request.method, path };
     const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
-    const response = await this.execute(request, path, headers, info, asJson);
+    const response = await this.execute(request, path, headers, info, request.select ? selecting(request.select) : asJson);
     const { content, status } = response;
     const parsed = content.parsed;
     const body = content.parsed ? content.value : null;

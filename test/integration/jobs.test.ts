@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { JOB_RECORD_FIELDS } from '../../src/schema/gitlab/job.js';
+import { GitlabClient } from '../../src/upstreams/gitlab/client.js';
+import { HttpClient } from '../../src/upstreams/http.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
@@ -106,6 +109,58 @@ describe('Project.jobs and Project.job', () => {
     expect(full.split('\n').length).toBeGreaterThan(2);
     expect(trace.split('\n')).toHaveLength(2);
     expect(full.trimEnd().endsWith(trace)).toBe(true);
+  });
+});
+
+describe('job lists cut to what the selection reads', () => {
+  const LIGHT = 'id restId name stage status createdAt finishedAt pipeline { restId ref status }';
+  const HEAVY = `${LIGHT} ref tag allowFailure duration webUrl tagList commit { sha title message } user { username } runner { restId } artifacts { fileType size }`;
+
+  it('keeps only the named fields of each record, its id and its project, as the page is parsed', async () => {
+    const http = new HttpClient({ name: 'gitlab', baseUrl: new URL('/api/v4', t.sandbox.url), timeoutMs: 5_000, connections: 2, maxResponseBytes: 1 << 22 });
+    const client = new GitlabClient(http, { 'private-token': 'demo-token' });
+    const whole = await client.listJobs(1, undefined, { page: 1, perPage: 5 });
+    const cut = await client.listJobs(1, undefined, { page: 1, perPage: 5 }, undefined, ['name', 'pipeline']);
+    expect(Object.keys(whole.items[0] ?? {}).length).toBeGreaterThan(15);
+    expect(cut.items.map((job) => Object.keys(job).sort())).toEqual(cut.items.map(() => ['id', 'name', 'pipeline', 'project_id']));
+    expect(cut.items).toEqual(whole.items.map((job) => ({ id: job.id, name: job.name, pipeline: job.pipeline, project_id: 1 })));
+    // An error body is not a list: it reaches the error mapping whole.
+    await expect(client.listJobs(999_999, undefined, { page: 1, perPage: 5 }, undefined, ['name'])).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('answers a light selection exactly as the same fields of a full one, with the same single call', async () => {
+    const query = (fields: string) => `{ project(fullPath: "platform/core") { jobs(first: 30) { nodes { ${fields} } edges { cursor node { restId } } } } }`;
+    const light = await t.gql<{ project: { jobs: { nodes: JobNode[] } } }>(query(LIGHT));
+    const lightCalls = t.calls().length;
+    t.resetCalls();
+    const heavy = await t.gql<{ project: { jobs: { nodes: JobNode[] } } }>(query(HEAVY));
+    expect(light.errors).toBeUndefined();
+    expect(heavy.errors).toBeUndefined();
+    expect(lightCalls).toBe(2);
+    expect(t.calls()).toHaveLength(2);
+    const pick = (node: JobNode) => Object.fromEntries(Object.keys(light.data?.project.jobs.nodes[0] ?? {}).map((key) => [key, node[key]]));
+    expect(light.data?.project.jobs.nodes).toEqual(heavy.data?.project.jobs.nodes.map(pick));
+    expect(heavy.data?.project.jobs.nodes.some((job) => (job.commit as { message?: string } | null)?.message)).toBe(true);
+  });
+
+  it('still answers every field of a listed job looked up again, at the cost of its own call', async () => {
+    const first = await t.gql<{ project: { jobs: { nodes: JobNode[] } } }>(`{ project(fullPath: "platform/core") { jobs(first: 1) { nodes { restId } } } }`);
+    const id = first.data?.project.jobs.nodes[0]?.restId;
+    t.resetCalls();
+    const res = await t.gql<{ project: { jobs: { nodes: JobNode[] }; job: JobNode | null } }>(
+      `{ project(fullPath: "platform/core") { jobs(first: 5) { nodes { restId name } } job(id: "${id}") { restId name ref commit { sha } } } }`,
+    );
+    expect(res.errors).toBeUndefined();
+    expect(res.data?.project.jobs.nodes[0]).toEqual({ restId: id, name: res.data?.project.job?.name });
+    expect(res.data?.project.job?.ref).toEqual(expect.any(String));
+    expect(res.data?.project.job?.commit).toEqual({ sha: expect.stringMatching(/^[0-9a-f]{40}$/) });
+    expect(t.calls().map((c) => c.path).sort()).toEqual(['/api/v4/projects/1/jobs', `/api/v4/projects/1/jobs/${id}`, '/api/v4/projects/platform%2Fcore']);
+  });
+
+  it('knows the record fields of every Job field, so no selection keeps whole records', async () => {
+    const { buildSchema } = await import('../../src/schema/index.js');
+    const job = buildSchema().getType('Job') as import('graphql').GraphQLObjectType;
+    expect(Object.keys(job.getFields()).filter((name) => !(name in JOB_RECORD_FIELDS))).toEqual([]);
   });
 });
 

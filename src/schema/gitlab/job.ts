@@ -4,6 +4,7 @@
  * and the job mutations. A job's global id carries its project id
  * (`gid://duograph/Job/42/1001`) because every job path needs it.
  */
+import type { GraphQLResolveInfo } from 'graphql';
 import { InputError } from '../../errors.js';
 import type { ArtifactRecord, CommitRecord, JobRecord, PipelineRefRecord, RunnerRecord } from '../../upstreams/gitlab/records.js';
 import { builder } from '../builder.js';
@@ -11,6 +12,7 @@ import { UPSTREAM_CALL } from '../cost.js';
 import type { Context } from '../context.js';
 import { decodeGlobalId, localIdOf } from '../global-id.js';
 import { resolveConnection } from '../pagination.js';
+import { fieldsOnNodes } from '../selection.js';
 import { runMutation, UserError, type UserErrorShape } from '../user-error.js';
 import { downloadPath } from './download-paths.js';
 import { Project } from './project.js';
@@ -96,7 +98,7 @@ export const Pipeline = builder.objectRef<PipelineRefRecord & { project_id: numb
         type: Job,
         description: 'Jobs of the pipeline.',
         args: { statuses: t.arg({ type: [JobStatus], description: 'Returns only jobs in these statuses.' }) },
-        resolve: (p, args, ctx) => listJobs(ctx, p.project_id, args, p.id),
+        resolve: (p, args, ctx, info) => listJobs(ctx, info, p.project_id, args, p.id),
       },
       JobConnection,
     ),
@@ -193,10 +195,50 @@ export function parseJobId(id: string): [number, number] {
   return [Number(match[1]), Number(match[2])];
 }
 
-function listJobs(ctx: Context, projectId: number, args: { statuses?: readonly string[] | null; first?: number | null; after?: string | null; last?: number | null; before?: string | null }, pipelineId?: number) {
+/**
+ * The record fields each Job field reads (the id is always kept; the
+ * client sets project_id). A selected field missing here keeps whole
+ * records, so a field added to Job without an entry costs memory, not data
+ * (and fails a test in jobs.test.ts).
+ */
+export const JOB_RECORD_FIELDS: Readonly<Record<string, readonly (keyof JobRecord)[]>> = {
+  __typename: [], id: [], restId: [], project: [], traceUrl: [], artifactsArchiveUrl: [], artifactFileUrl: [], trace: [],
+  name: ['name'], stage: ['stage'], ref: ['ref'], status: ['status'], tag: ['tag'], allowFailure: ['allow_failure'],
+  coverage: ['coverage'], createdAt: ['created_at'], startedAt: ['started_at'], finishedAt: ['finished_at'],
+  erasedAt: ['erased_at'], duration: ['duration'], queuedDuration: ['queued_duration'], webUrl: ['web_url'],
+  failureReason: ['failure_reason'], tagList: ['tag_list'], archived: ['archived'], artifactsExpireAt: ['artifacts_expire_at'],
+  artifacts: ['artifacts'], artifactsFile: ['artifacts_file'], runner: ['runner'], commit: ['commit'], pipeline: ['pipeline'],
+  user: ['user'], downloadUrl: ['download_url'],
+};
+
+/** The record fields a job connection's selection reads; undefined when it selects a field JOB_RECORD_FIELDS does not know. */
+function recordFieldsFor(info: GraphQLResolveInfo): (keyof JobRecord)[] | undefined {
+  const kept = new Set<keyof JobRecord>();
+  for (const field of fieldsOnNodes(info)) {
+    const fields = JOB_RECORD_FIELDS[field];
+    if (!fields) return undefined;
+    for (const name of fields) kept.add(name);
+  }
+  return [...kept];
+}
+
+/**
+ * A page of jobs, each record cut to what the selection reads as the page is
+ * parsed (a job record is some 2.4 KB of JSON; a list of 20 jobs' names and
+ * statuses reads a tenth of it). Whole records prime the job loader; cut ones
+ * do not, so a later lookup of a listed job still gets every field.
+ */
+function listJobs(
+  ctx: Context,
+  info: GraphQLResolveInfo,
+  projectId: number,
+  args: { statuses?: readonly string[] | null; first?: number | null; after?: string | null; last?: number | null; before?: string | null },
+  pipelineId?: number,
+) {
+  const fields = recordFieldsFor(info);
   return resolveConnection(args, ctx.defaultPageSize, async (page, perPage) => {
-    const result = await ctx.gitlab.client.listJobs(projectId, args.statuses ?? undefined, { page, perPage }, pipelineId);
-    ctx.gitlab.loaders.primeJobs(result.items);
+    const result = await ctx.gitlab.client.listJobs(projectId, args.statuses ?? undefined, { page, perPage }, pipelineId, fields);
+    if (!fields) ctx.gitlab.loaders.primeJobs(result.items);
     return result;
   });
 }
@@ -215,7 +257,7 @@ builder.objectFields(Project, (t) => ({
       type: Job,
       description: 'CI jobs of the project, newest first.',
       args: { statuses: t.arg({ type: [JobStatus], description: 'Returns only jobs in these statuses.' }) },
-      resolve: (p, args, ctx) => listJobs(ctx, p.id, args),
+      resolve: (p, args, ctx, info) => listJobs(ctx, info, p.id, args),
     },
     JobConnection,
   ),
@@ -227,7 +269,7 @@ builder.objectFields(Project, (t) => ({
         pipelineId: t.arg.int({ required: true, description: 'Numeric id of the pipeline.' }),
         statuses: t.arg({ type: [JobStatus], description: 'Returns only jobs in these statuses.' }),
       },
-      resolve: (p, args, ctx) => listJobs(ctx, p.id, args, args.pipelineId),
+      resolve: (p, args, ctx, info) => listJobs(ctx, info, p.id, args, args.pipelineId),
     },
     JobConnection,
   ),

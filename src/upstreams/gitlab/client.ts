@@ -77,6 +77,20 @@ function toPage<T>(response: UpstreamResponse<T[]>): Page<T> {
 }
 
 /** GitLab's job record does not name its project; every job path needs it, so the client adds it. */
+/** Cuts each record of a list to `fields` and its id; anything but a list of records (an error body) passes as it is. */
+function keepFields(fields: readonly (keyof JobRecord)[]): (body: unknown) => unknown {
+  return (body) => {
+    if (!Array.isArray(body)) return body;
+    return body.map((record: unknown) => {
+      if (typeof record !== 'object' || record === null) return record;
+      const full = record as Record<string, unknown>;
+      const kept: Record<string, unknown> = { id: full.id };
+      for (const field of fields) if (field in full) kept[field] = full[field];
+      return kept;
+    });
+  };
+}
+
 function withProject(job: JobRecord, projectId: number): JobRecord {
   // The record was parsed for this call alone: set the field rather than copy thousands of records.
   job.project_id = projectId;
@@ -276,10 +290,21 @@ export class GitlabClient {
 
   // --- jobs ----------------------------------------------------------------
 
-  /** GET /projects/:id/jobs, or a pipeline's jobs; `scope` filters by status. */
-  async listJobs(id: number, scope: readonly string[] | undefined, page: PageRequest, pipelineId?: number): Promise<Page<JobRecord>> {
+  /**
+   * GET /projects/:id/jobs, or a pipeline's jobs; `scope` filters by status.
+   * With `fields`, each record keeps only those fields and its id: the rest
+   * is dropped as the page is parsed (see UpstreamRequest.select).
+   */
+  async listJobs(
+    id: number,
+    scope: readonly string[] | undefined,
+    page: PageRequest,
+    pipelineId?: number,
+    fields?: readonly (keyof JobRecord)[],
+  ): Promise<Page<JobRecord>> {
     const path = pipelineId === undefined ? ['projects', id, 'jobs'] : ['projects', id, 'pipelines', pipelineId, 'jobs'];
-    const result = toPage(await this.get<JobRecord[]>(path, { scope: scope?.length ? scope : undefined, page: page.page, per_page: page.perPage }));
+    const query = { scope: scope?.length ? scope : undefined, page: page.page, per_page: page.perPage };
+    const result = toPage(await this.get<JobRecord[]>(path, query, fields && keepFields(fields)));
     return { ...result, items: result.items.map((job) => withProject(job, id)) };
   }
 
@@ -340,8 +365,8 @@ export class GitlabClient {
     return this.http.stream({ method: 'GET', path, query, headers: this.credentials, signal: this.signal, range });
   }
 
-  private async get<T>(path: readonly (string | number)[], query?: Record<string, QueryValue>): Promise<UpstreamResponse<T>> {
-    return this.http.json<T>({ method: 'GET', path, query, headers: this.credentials, signal: this.signal });
+  private async get<T>(path: readonly (string | number)[], query?: Record<string, QueryValue>, select?: UpstreamRequest['select']): Promise<UpstreamResponse<T>> {
+    return this.http.json<T>({ method: 'GET', path, query, headers: this.credentials, signal: this.signal, select });
   }
 
   /** A write: a JSON body, or multipart when files (an avatar) go with it. */
