@@ -598,7 +598,15 @@ function readCapped<T>(body: Dispatcher.ResponseData['body'], max: number, decod
     // Most JSON bodies come in one chunk: decode it where it lies rather than copy it first.
     const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
     chunks = [];
-    settle({ value: decode(bytes.toString('utf8')) });
+    // A throw here would escape the listener and take the process down: it fails the call instead.
+    let value: T;
+    try {
+      value = decode(bytes.toString('utf8'));
+    } catch (error) {
+      settle({ error });
+      return;
+    }
+    settle({ value });
   });
   body.once('error', (error) => settle?.({ error }));
   // A body closed without an end or an error (destroyed from outside) must not leave the call waiting.

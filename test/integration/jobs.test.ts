@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { UpstreamError } from '../../src/errors.js';
 import { JOB_RECORD_FIELDS } from '../../src/schema/gitlab/job.js';
 import { GitlabClient } from '../../src/upstreams/gitlab/client.js';
 import { HttpClient } from '../../src/upstreams/http.js';
@@ -126,6 +127,16 @@ describe('job lists cut to what the selection reads', () => {
     expect(cut.items).toEqual(whole.items.map((job) => ({ id: job.id, name: job.name, pipeline: job.pipeline, project_id: 1 })));
     // An error body is not a list: it reaches the error mapping whole.
     await expect(client.listJobs(999_999, undefined, { page: 1, perPage: 5 }, undefined, ['name'])).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('fails the call, not the process, when a select throws', async () => {
+    const http = new HttpClient({ name: 'gitlab', baseUrl: new URL('/api/v4', t.sandbox.url), timeoutMs: 5_000, connections: 1, maxResponseBytes: 1 << 22, policy: { retries: 0 } });
+    const select = () => {
+      throw new Error('no such field');
+    };
+    await expect(http.json({ method: 'GET', path: ['projects', 1, 'jobs'], headers: { 'private-token': 'demo-token' }, select })).rejects.toBeInstanceOf(UpstreamError);
+    // The body reader is left clean: the next call on the same connection answers.
+    expect((await http.json<unknown[]>({ method: 'GET', path: ['projects', 1, 'jobs'], headers: { 'private-token': 'demo-token' } })).body.length).toBeGreaterThan(0);
   });
 
   it('answers a light selection exactly as the same fields of a full one, with the same single call', async () => {

@@ -76,7 +76,6 @@ function toPage<T>(response: UpstreamResponse<T[]>): Page<T> {
   return { items: Array.isArray(response.body) ? response.body : [], total, hasNext };
 }
 
-/** GitLab's job record does not name its project; every job path needs it, so the client adds it. */
 /** Cuts each record of a list to `fields` and its id; anything but a list of records (an error body) passes as it is. */
 function keepFields(fields: readonly (keyof JobRecord)[]): (body: unknown) => unknown {
   return (body) => {
@@ -91,6 +90,7 @@ function keepFields(fields: readonly (keyof JobRecord)[]): (body: unknown) => un
   };
 }
 
+/** GitLab's job record does not name its project; every job path needs it, so the client adds it. */
 function withProject(job: JobRecord, projectId: number): JobRecord {
   // The record was parsed for this call alone: set the field rather than copy thousands of records.
   job.project_id = projectId;
