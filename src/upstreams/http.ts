@@ -384,57 +384,49 @@ export class HttpClient {
    * Resolves with the last response read whole, whatever its status.
    */
   private async execute<T>(request: UpstreamRequest, path: string, headers: Record<string, string>, info: UpstreamInfo, decode: Decode<T>): Promise<ReadResponse<T>> {
+    // One frame for the attempts and no attempt frame before a slot is free: a call waiting its
+    // turn holds only what it needs, which counts when thousands queue at once.
     const started = Date.now();
     const callDeadline = deadline(this.policy.deadlineMs, request.signal);
+    const signal = callDeadline.signal;
     try {
-      return await this.executeUntil(callDeadline.signal, started, request, path, headers, info, decode);
+      // Never a retry of a write: a POST that timed out may well have happened.
+      const retries = request.method === 'GET' ? this.policy.retries : 0;
+      for (let attempt = 0; ; attempt++) {
+        let result: ReadResponse<T> | null = null;
+        let failure: UpstreamError | null = null;
+        try {
+          this.enterBreaker(info);
+          const slot = this.slot(signal, info);
+          result = await this.attempt(request, path, headers, signal, info, decode, typeof slot === 'function' ? slot : await slot);
+        } catch (error) {
+          if (!(error instanceof UpstreamError)) throw error;
+          failure = error;
+        }
+        const retryable = failure ? failure.code === 'UPSTREAM_UNAVAILABLE' && !failure.fastFail && !signal.aborted : RETRY_STATUSES.has(result?.status ?? 0);
+        if (attempt >= retries || !retryable) {
+          if (failure) throw failure;
+          return result as ReadResponse<T>;
+        }
+        const hinted = result ? parseRetryAfter(result.headers['retry-after']) : null;
+        const wait = hinted ?? backoffDelay(attempt, this.policy.retryBaseMs, this.policy.retryMaxDelayMs);
+        const left = this.policy.deadlineMs - (Date.now() - started);
+        if (wait > this.policy.retryMaxDelayMs || wait >= left) {
+          if (failure) throw failure;
+          return result as ReadResponse<T>;
+        }
+        try {
+          await sleep(wait, signal);
+        } catch (error) {
+          throw this.transportError(error, info);
+        }
+      }
     } finally {
       callDeadline.dispose();
     }
   }
 
-  /** The attempts of `execute`, under one deadline signal. */
-  private async executeUntil<T>(
-    signal: CallSignal,
-    started: number,
-    request: UpstreamRequest,
-    path: string,
-    headers: Record<string, string>,
-    info: UpstreamInfo,
-    decode: Decode<T>,
-  ): Promise<ReadResponse<T>> {
-    // Never a retry of a write: a POST that timed out may well have happened.
-    const retries = request.method === 'GET' ? this.policy.retries : 0;
-    for (let attempt = 0; ; attempt++) {
-      let result: ReadResponse<T> | null = null;
-      let failure: UpstreamError | null = null;
-      try {
-        result = await this.attempt(request, path, headers, signal, info, decode);
-      } catch (error) {
-        if (!(error instanceof UpstreamError)) throw error;
-        failure = error;
-      }
-      const retryable = failure ? failure.code === 'UPSTREAM_UNAVAILABLE' && !failure.fastFail && !signal.aborted : RETRY_STATUSES.has(result?.status ?? 0);
-      if (attempt >= retries || !retryable) {
-        if (failure) throw failure;
-        return result as ReadResponse<T>;
-      }
-      const hinted = result ? parseRetryAfter(result.headers['retry-after']) : null;
-      const wait = hinted ?? backoffDelay(attempt, this.policy.retryBaseMs, this.policy.retryMaxDelayMs);
-      const left = this.policy.deadlineMs - (Date.now() - started);
-      if (wait > this.policy.retryMaxDelayMs || wait >= left) {
-        if (failure) throw failure;
-        return result as ReadResponse<T>;
-      }
-      try {
-        await sleep(wait, signal);
-      } catch (error) {
-        throw this.transportError(error, info);
-      }
-    }
-  }
-
-  /** One attempt: breaker check, slot, request, whole body read (capped). */
+  /** One attempt, past the breaker and holding a slot (`release`): request, whole body read (capped). */
   private async attempt<T>(
     request: UpstreamRequest,
     path: string,
@@ -442,10 +434,8 @@ export class HttpClient {
     signal: CallSignal,
     info: UpstreamInfo,
     decode: Decode<T>,
+    release: () => void,
   ): Promise<ReadResponse<T>> {
-    this.enterBreaker(info);
-    const slot = this.slot(signal, info);
-    const release = typeof slot === 'function' ? slot : await slot;
     try {
       const response = await this.send(request, path, headers, signal, info);
       info.status = response.statusCode;
@@ -484,14 +474,12 @@ export class HttpClient {
     return this.waitForSlot(signal, info);
   }
 
-  private async waitForSlot(signal: CallSignal, info: UpstreamInfo): Promise<() => void> {
-    try {
-      return await this.limiter.acquire(signal);
-    } catch (error) {
+  private waitForSlot(signal: CallSignal, info: UpstreamInfo): Promise<() => void> {
+    return this.limiter.acquire(signal).catch((error: unknown) => {
       // The probe reserved by enterBreaker never went out.
       this.breaker.onNeutral();
       throw this.transportError(error, info);
-    }
+    });
   }
 
   private judge(status: number): void {
