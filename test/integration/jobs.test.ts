@@ -114,12 +114,14 @@ describe('Project.jobs and Project.job', () => {
 });
 
 describe('job lists cut to what the selection reads', () => {
+  /** The gateway's HTTP client on the sandbox, without retries, for calls made directly. */
+  const directHttp = () =>
+    new HttpClient({ name: 'gitlab', baseUrl: new URL('/api/v4', t.sandbox.url), timeoutMs: 5_000, connections: 1, maxResponseBytes: 1 << 22, policy: { retries: 0 } });
   const LIGHT = 'id restId name stage status createdAt finishedAt pipeline { restId ref status }';
   const HEAVY = `${LIGHT} ref tag allowFailure duration webUrl tagList commit { sha title message } user { username } runner { restId } artifacts { fileType size }`;
 
   it('keeps only the named fields of each record, its id and its project, as the page is parsed', async () => {
-    const http = new HttpClient({ name: 'gitlab', baseUrl: new URL('/api/v4', t.sandbox.url), timeoutMs: 5_000, connections: 2, maxResponseBytes: 1 << 22 });
-    const client = new GitlabClient(http, { 'private-token': 'demo-token' });
+    const client = new GitlabClient(directHttp(), { 'private-token': 'demo-token' });
     const whole = await client.listJobs(1, undefined, { page: 1, perPage: 5 });
     const cut = await client.listJobs(1, undefined, { page: 1, perPage: 5 }, undefined, ['name', 'pipeline']);
     expect(Object.keys(whole.items[0] ?? {}).length).toBeGreaterThan(15);
@@ -130,7 +132,7 @@ describe('job lists cut to what the selection reads', () => {
   });
 
   it('fails the call, not the process, when a select throws', async () => {
-    const http = new HttpClient({ name: 'gitlab', baseUrl: new URL('/api/v4', t.sandbox.url), timeoutMs: 5_000, connections: 1, maxResponseBytes: 1 << 22, policy: { retries: 0 } });
+    const http = directHttp();
     const select = () => {
       throw new Error('no such field');
     };

@@ -225,8 +225,8 @@ function recordFieldsFor(info: GraphQLResolveInfo): (keyof JobRecord)[] | undefi
 /**
  * A page of jobs, each record cut to what the selection reads as the page is
  * parsed (a job record is some 2.4 KB of JSON; a list of 20 jobs' names and
- * statuses reads a tenth of it). Whole records prime the job loader; cut ones
- * do not, so a later lookup of a listed job still gets every field.
+ * statuses reads a tenth of it). So lists do not prime the job loader: a
+ * later lookup of a listed job gets every field, at the cost of its call.
  */
 function listJobs(
   ctx: Context,
@@ -236,11 +236,9 @@ function listJobs(
   pipelineId?: number,
 ) {
   const fields = recordFieldsFor(info);
-  return resolveConnection(args, ctx.defaultPageSize, async (page, perPage) => {
-    const result = await ctx.gitlab.client.listJobs(projectId, args.statuses ?? undefined, { page, perPage }, pipelineId, fields);
-    if (!fields) ctx.gitlab.loaders.primeJobs(result.items);
-    return result;
-  });
+  return resolveConnection(args, ctx.defaultPageSize, (page, perPage) =>
+    ctx.gitlab.client.listJobs(projectId, args.statuses ?? undefined, { page, perPage }, pipelineId, fields),
+  );
 }
 
 /** The job a `Project.job(id:)` or mutation argument names: a Job global id, or a plain number within `projectId`. */

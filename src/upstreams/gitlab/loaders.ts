@@ -1,7 +1,7 @@
 /**
  * Per-request DataLoaders over the GitLab client. GitLab has no batch read,
  * so a batch is one call per distinct key; what the loaders buy is that no
- * key is fetched twice in one request, and that list results prime them.
+ * key is fetched twice in one request, and that project list results prime them.
  * Created once per GraphQL request: never shared across requests or callers.
  */
 import DataLoader from 'dataloader';
@@ -20,7 +20,6 @@ export class GitlabLoaders {
   private readonly projects: DataLoader<string, ProjectRecord | null>;
   private readonly languageLoader: DataLoader<string, LanguagesRecord | null>;
   private readonly jobLoader: DataLoader<string, JobRecord | null>;
-  private readonly listedJobs: (readonly JobRecord[])[] = [];
 
   constructor(readonly client: GitlabClient) {
     this.projects = new DataLoader(
@@ -47,22 +46,12 @@ export class GitlabLoaders {
     );
   }
 
-  /** One job of a project. */
-  job(projectId: number, jobId: number): Promise<JobRecord | null> {
-    for (const list of this.listedJobs) {
-      const listed = list.find((job) => job.id === jobId && job.project_id === projectId);
-      if (listed) return Promise.resolve(listed);
-    }
-    return this.jobLoader.load(`${projectId}/${jobId}`);
-  }
-
   /**
-   * Remembers listed jobs, so a later lookup of one costs nothing. The lists
-   * are kept as they are and searched on a lookup, which is rare: priming
-   * a DataLoader or a map costs a promise or an entry for each of thousands.
+   * One job of a project. Job lists do not prime this: they keep only the
+   * fields their selection reads, and a lookup may need any.
    */
-  primeJobs(jobs: readonly JobRecord[]): void {
-    this.listedJobs.push(jobs);
+  job(projectId: number, jobId: number): Promise<JobRecord | null> {
+    return this.jobLoader.load(`${projectId}/${jobId}`);
   }
 
   /** One project by id or full path, with statistics or license when asked. */
