@@ -81,6 +81,8 @@ export interface Config {
   readonly logFile: string | null;
   /** Longest wait for in-flight requests on SIGTERM before their connections are cut, in ms (SHUTDOWN_TIMEOUT_MS). Default 10,000. */
   readonly shutdownTimeoutMs: number;
+  /** How far V8 lets the old generation grow past what a full collection keeps, in percent (HEAP_GROWING_PERCENT); 0 leaves V8's own factor (up to 300). Default 100. */
+  readonly heapGrowingPercent: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -207,6 +209,7 @@ const OPTIONS = [
   { key: 'logLevel', env: 'LOG_LEVEL', flag: '--log-level', help: `least severe JSON log level: ${LOG_LEVELS.join(', ')} (default info)`, parse: logLevel },
   { key: 'logFile', env: 'LOG_FILE', flag: '--log-file', help: 'append the JSON logs to this file (default: stdout)', parse: filePath },
   { key: 'shutdownTimeoutMs', env: 'SHUTDOWN_TIMEOUT_MS', flag: '--shutdown-timeout-ms', help: 'on SIGTERM, longest wait for in-flight requests in ms (default 10000)', parse: integer(0, 600_000) },
+  { key: 'heapGrowingPercent', env: 'HEAP_GROWING_PERCENT', flag: '--heap-growing-percent', help: 'old-generation growth past live heap, in percent; 0 = V8 default (default 100)', parse: integer(0, 1000) },
 ] satisfies Option<keyof Config>[];
 
 const DEFAULTS: Config = {
@@ -248,6 +251,7 @@ const DEFAULTS: Config = {
   logLevel: 'info',
   logFile: null,
   shutdownTimeoutMs: 10_000,
+  heapGrowingPercent: 100,
 };
 
 /** Lines for `--help`: every option with its flag and env variable. */

@@ -3,6 +3,7 @@
  * GitLab in-process when no GITLAB_URL is set; `sandbox` starts only the
  * sandbox; `print-schema` prints the SDL. SIGTERM and SIGINT stop cleanly.
  */
+import { setFlagsFromString } from 'node:v8';
 import { configHelp, ConfigError, loadConfig, type Config } from './config.js';
 import type { GitlabSandbox } from './sandbox/gitlab/server.js';
 import type { HubzillaSandbox } from './sandbox/hubzilla/server.js';
@@ -48,6 +49,10 @@ async function startSandbox(config: Config): Promise<GitlabSandbox> {
 }
 
 async function serve(config: Config): Promise<() => Promise<void>> {
+  // V8 lets the old generation grow to up to 4x what a full collection keeps; under a wide fan-out most of
+  // that is dead pages and queued calls. 2x takes peak RSS on 100x20 from ~260 to ~200 MB for ~7% CPU (README, Performance).
+  // V8 reads this flag at each collection, so setting it now takes effect.
+  if (config.heapGrowingPercent > 0) setFlagsFromString(`--heap-growing-percent=${config.heapGrowingPercent}`);
   const sandbox = config.gitlabUrl ? null : await startSandbox(config);
   const gitlabUrl = config.gitlabUrl ?? new URL(sandbox?.url ?? '');
   const hubzillaSandbox = config.hubzillaUrl ? null : await startHubzilla(config);

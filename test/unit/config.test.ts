@@ -9,6 +9,12 @@ describe('loadConfig', () => {
     expect(Object.isFrozen(config)).toBe(true);
   });
 
+  it('lets the old generation grow 100% past what survives by default, and 0 leaves V8 its own factor', () => {
+    expect(loadConfig({}, []).heapGrowingPercent).toBe(100);
+    expect(loadConfig({ HEAP_GROWING_PERCENT: '0' }, []).heapGrowingPercent).toBe(0);
+    expect(() => loadConfig({ HEAP_GROWING_PERCENT: '5000' })).toThrow(/HEAP_GROWING_PERCENT must be between 0 and 1000/);
+  });
+
   it('reads the environment, and flags win over it', () => {
     const config = loadConfig({ PORT: '5000', GITLAB_URL: 'https://gitlab.example.com' }, ['--port', '6000']);
     expect(config.port).toBe(6000);
