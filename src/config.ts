@@ -45,6 +45,8 @@ export interface Config {
   readonly maxBodyBytes: number;
   /** Most upstream calls an operation may be estimated to cause (MAX_COST); more is refused before it runs. Default 2,000. */
   readonly maxCost: number;
+  /** Estimated upstream calls of the queries and mutations running at once (MAX_COST_IN_FLIGHT); the next waits its turn. 0: no limit. Default 4,096. */
+  readonly maxCostInFlight: number;
   /** Let "Did you mean …?" suggestions name schema fields in errors (FIELD_SUGGESTIONS). Default false. */
   readonly fieldSuggestions: boolean;
   /** Keep-alive connections per upstream pool (UPSTREAM_CONNECTIONS). Default 128, as many as a page's fan-out. */
@@ -190,6 +192,7 @@ const OPTIONS = [
   { key: 'maxDirectives', env: 'MAX_DIRECTIVES', flag: '--max-directives', help: 'most directives in an operation (default 20)', parse: integer(0, 100_000) },
   { key: 'maxBodyBytes', env: 'MAX_BODY_BYTES', flag: '--max-body-bytes', help: 'largest non-multipart GraphQL request body in bytes (default 1048576)', parse: integer(1024, 2 ** 30) },
   { key: 'maxCost', env: 'MAX_COST', flag: '--max-cost', help: 'most upstream calls an operation may be estimated to cause (default 2000)', parse: integer(1, 10_000_000) },
+  { key: 'maxCostInFlight', env: 'MAX_COST_IN_FLIGHT', flag: '--max-cost-in-flight', help: 'estimated upstream calls of the operations running at once; more wait, 0 = no limit (default 4096)', parse: integer(0, 100_000_000) },
   { key: 'fieldSuggestions', env: 'FIELD_SUGGESTIONS', flag: '--field-suggestions', help: 'name schema fields in "Did you mean" errors (default false)', parse: flag },
   { key: 'upstreamConnections', env: 'UPSTREAM_CONNECTIONS', flag: '--upstream-connections', help: 'keep-alive connections per upstream (default 128)', parse: integer(1, 4096) },
   { key: 'upstreamMaxResponseBytes', env: 'UPSTREAM_MAX_RESPONSE_BYTES', flag: '--upstream-max-response-bytes', help: 'largest upstream JSON response in bytes (default 33554432)', parse: integer(1024, 2 ** 31) },
@@ -232,6 +235,7 @@ const DEFAULTS: Config = {
   maxDirectives: 20,
   maxBodyBytes: 1024 * 1024,
   maxCost: 2_000,
+  maxCostInFlight: 4_096,
   fieldSuggestions: false,
   upstreamConnections: 128,
   upstreamMaxResponseBytes: 32 * 1024 * 1024,

@@ -30,6 +30,7 @@ import { handleHealth } from './health.js';
 import { createLogger, logRequest, yogaLogger, type Logger } from './logger.js';
 import { Metrics } from './metrics.js';
 import { InFlightRequests } from './shutdown.js';
+import { CostBudget } from './admission.js';
 import { limitPlugins, readBoundedBody } from './limits.js';
 import { useCompiledExecution } from './jit.js';
 import { maskError } from './mask-error.js';
@@ -101,7 +102,12 @@ export function upstreamPolicy(config: Config): Partial<ResiliencePolicy> {
 export function buildApp(options: AppOptions): App {
   const { config } = options;
   const logger = options.logger ?? createLogger({ level: config.logLevel, file: config.logFile });
-  const metrics = new Metrics({ websocketConnections: () => websocket.connections, processMetrics: options.processMetrics ?? false });
+  const budget = config.maxCostInFlight > 0 ? new CostBudget(config.maxCostInFlight) : null;
+  const metrics = new Metrics({
+    websocketConnections: () => websocket.connections,
+    operationsWaiting: () => budget?.waiting ?? 0,
+    processMetrics: options.processMetrics ?? false,
+  });
   const inFlight = new InFlightRequests();
   let shuttingDown = false;
   let closing: Promise<void> | null = null;
@@ -168,7 +174,7 @@ export function buildApp(options: AppOptions): App {
       useCompiledExecution(),
       metrics.plugin(),
       // Depth, aliases, tokens, directives, cost in upstream calls, no field suggestions: refused before any resolver runs.
-      ...limitPlugins(config),
+      ...limitPlugins(config, budget),
     ],
     context: ({ request }) => {
       let credentials: Record<string, string>;

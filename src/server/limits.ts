@@ -13,19 +13,20 @@ import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { createComplexityRule } from '@pothos/plugin-complexity';
 import { GraphQLError, validate, visit, type DocumentNode, type GraphQLSchema } from 'graphql';
-import { createGraphQLError, type Plugin } from 'graphql-yoga';
+import { createGraphQLError, finalAsyncIterator, isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Config } from '../config.js';
+import { AdmissionAborted, type CostBudget } from './admission.js';
 
 type LimitConfig = Pick<Config, 'maxDepth' | 'maxAliases' | 'maxTokens' | 'maxDirectives' | 'maxCost' | 'fieldSuggestions'>;
 
-/** The Yoga plugins that enforce the operation limits of `config`. */
-export function limitPlugins(config: LimitConfig): Plugin[] {
+/** The Yoga plugins that enforce the operation limits of `config`, and admit operations within `budget`. */
+export function limitPlugins(config: LimitConfig, budget: CostBudget | null = null): Plugin[] {
   const plugins: Plugin[] = [
     maxTokensPlugin({ n: config.maxTokens }) as Plugin,
     maxDepthPlugin({ n: config.maxDepth, ignoreIntrospection: true, flattenFragments: true }),
     maxAliasesPlugin({ n: config.maxAliases }),
     maxDirectivesPlugin({ n: config.maxDirectives }),
-    useCostLimit(config.maxCost),
+    useCostLimit(config.maxCost, budget),
   ];
   if (!config.fieldSuggestions) plugins.push(blockFieldSuggestionsPlugin());
   return plugins;
@@ -92,32 +93,65 @@ function withoutTypename(document: DocumentNode): DocumentNode {
 /** Estimates kept per document, each for this many operation-and-variables combinations at most. */
 const COSTS_PER_DOCUMENT = 32;
 
+type ExecuteHook = NonNullable<Plugin['onExecute']>;
+type Execute = Parameters<ExecuteHook>[0]['executeFn'];
+
+/** `execute`, calling `release` once its result is complete: at once, or when an incremental result ends. */
+function releasingAfter(execute: Execute, release: () => void): Execute {
+  return async (args) => {
+    try {
+      const result = await execute(args);
+      if (isAsyncIterable(result)) return finalAsyncIterator(result, release);
+      release();
+      return result;
+    } catch (error) {
+      release();
+      throw error;
+    }
+  };
+}
+
 /**
  * Refuses, before execution, an operation estimated to cause more than `max`
- * upstream calls. The estimate is a validation pass over the document, a few
- * percent of a small query's CPU, so it is kept per parsed document (Yoga
- * reuses one per query text) and per operation name and variables.
+ * upstream calls; with a `budget`, a query or mutation then waits until its
+ * estimate fits among the operations running. The estimate is a validation
+ * pass over the document, a few percent of a small query's CPU, so it is kept
+ * per parsed document (Yoga reuses one per query text) and per operation name
+ * and variables.
  */
-export function useCostLimit(max: number): Plugin {
-  const estimates = new WeakMap<DocumentNode, Map<string, GraphQLError | null>>();
-  const refusal = (args: CostArgs): GraphQLError | null => {
+export function useCostLimit(max: number, budget: CostBudget | null = null): Plugin {
+  const estimates = new WeakMap<DocumentNode, Map<string, { cost: number; error: GraphQLError | null }>>();
+  const estimate = (args: CostArgs): { cost: number; error: GraphQLError | null } => {
     let byInput = estimates.get(args.document);
     if (!byInput) estimates.set(args.document, (byInput = new Map()));
     const key = `${args.operationName ?? ''}\n${JSON.stringify(args.variableValues ?? {})}`;
     const known = byInput.get(key);
     if (known !== undefined) return known;
-    const { error } = checkCost(args, max);
+    const result = checkCost(args, max);
     if (byInput.size >= COSTS_PER_DOCUMENT) byInput.clear();
-    byInput.set(key, error);
-    return error;
+    byInput.set(key, result);
+    return result;
   };
   return {
-    onExecute({ args, setResultAndStopExecution }) {
-      const error = refusal(args);
-      if (error) setResultAndStopExecution({ errors: [error] });
+    onExecute({ args, executeFn, setExecuteFn, setResultAndStopExecution }) {
+      const { cost, error } = estimate(args);
+      if (error) {
+        setResultAndStopExecution({ errors: [error] });
+        return;
+      }
+      if (!budget) return;
+      const signal = (args.contextValue as { request?: Request } | undefined)?.request?.signal;
+      return budget.acquire(cost, signal).then(
+        (release) => setExecuteFn(releasingAfter(executeFn, release)),
+        (reason: unknown) => {
+          if (!(reason instanceof AdmissionAborted)) throw reason;
+          // Nobody reads this answer: the client is gone. What matters is that nothing runs.
+          setResultAndStopExecution({ errors: [createGraphQLError(reason.message)] });
+        },
+      );
     },
     onSubscribe({ args, setResultAndStopExecution }) {
-      const error = refusal(args);
+      const { error } = estimate(args);
       if (error) setResultAndStopExecution({ errors: [error] });
     },
   };

@@ -29,6 +29,8 @@ const CREDENTIAL_PARAMS = ['private_token', 'access_token', 'job_token'];
 export interface MetricsOptions {
   /** Active WebSocket connections, read at scrape time. */
   websocketConnections?: () => number;
+  /** Operations waiting for admission, read at scrape time. */
+  operationsWaiting?: () => number;
   /** Also export the process's CPU, memory, event loop and GC metrics (once per process, e.g. in main). */
   processMetrics?: boolean;
 }
@@ -107,6 +109,17 @@ export class Metrics {
         registers,
         collect() {
           this.set(connections());
+        },
+      });
+    }
+    const waiting = options.operationsWaiting;
+    if (waiting) {
+      new Gauge({
+        name: 'duograph_graphql_operations_waiting',
+        help: 'Queries and mutations waiting for their estimated upstream calls to fit in MAX_COST_IN_FLIGHT.',
+        registers,
+        collect() {
+          this.set(waiting());
         },
       });
     }

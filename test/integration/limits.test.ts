@@ -139,3 +139,66 @@ describe('limits are configurable', () => {
     expect((await strict.gql(`{ projectz { id } }`)).errors?.[0]?.message).toMatch(/Did you mean "project"/);
   });
 });
+
+describe('MAX_COST_IN_FLIGHT admits queries by their estimated upstream calls', () => {
+  let budgeted: TestApp;
+
+  beforeAll(async () => {
+    // Each listing below is estimated at 6 calls (1 page of projects + 5 pages of jobs): two do not fit in 10.
+    budgeted = await createTestApp({ env: { MAX_COST_IN_FLIGHT: '10' }, sandbox: { latencyMs: 30 } });
+  });
+
+  afterAll(async () => {
+    await budgeted.close();
+  });
+
+  afterEach(() => {
+    budgeted.resetCalls();
+  });
+
+  const listing = (jobs: number) => `{ projects(first: 5) { nodes { id jobs(first: ${jobs}) { nodes { id } } } } }`;
+  /** The sandbox's calls in order: `projects`, or `jobs<per_page>`. */
+  const sequence = () => budgeted.calls().map((c) => (c.path.endsWith('/jobs') ? `jobs${c.query.per_page?.[0]}` : c.path.replace(/^\/api\/v4\//, '')));
+  const waiting = async () => {
+    const text = await (await fetch(new URL('/metrics', budgeted.url))).text();
+    return Number(/^duograph_graphql_operations_waiting (\d+)$/m.exec(text)?.[1]);
+  };
+  async function until(check: () => Promise<boolean>) {
+    for (let i = 0; i < 200 && !(await check()); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+
+  it('runs the second query only once the first is done, and both answer in full', async () => {
+    const [a, b] = await Promise.all([budgeted.gql(listing(1)), budgeted.gql(listing(2))]);
+    expect(a.errors).toBeUndefined();
+    expect(b.errors).toBeUndefined();
+    const seq = sequence();
+    const pages = seq.filter((s) => s === 'jobs1').length;
+    expect(pages).toBe(5);
+    const first = seq[1] === 'jobs1' ? 'jobs1' : 'jobs2';
+    const second = first === 'jobs1' ? 'jobs2' : 'jobs1';
+    // Without the budget the second page of projects goes out before the first query's job pages.
+    expect(seq).toEqual(['projects', ...Array(pages).fill(first), 'projects', ...Array(pages).fill(second)]);
+  });
+
+  it('drops a waiting query whose client went away: it makes no call and holds no part of the budget', async () => {
+    const running = budgeted.gql(listing(1));
+    const controller = new AbortController();
+    const gone = fetch(budgeted.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'private-token': 'demo-token' },
+      body: JSON.stringify({ query: listing(2) }),
+      signal: controller.signal,
+    }).catch((error: unknown) => error);
+    await until(async () => (await waiting()) === 1);
+    expect(await waiting()).toBe(1);
+    controller.abort();
+    expect(await gone).toMatchObject({ name: 'AbortError' });
+    await until(async () => (await waiting()) === 0);
+    expect(await waiting()).toBe(0);
+    expect((await running).errors).toBeUndefined();
+    // A query as large as the whole budget still runs: nothing was left held.
+    const next = await budgeted.gql(`{ projects(first: 9) { nodes { id jobs(first: 3) { nodes { id } } } } }`);
+    expect(next.errors).toBeUndefined();
+    expect(sequence().filter((s) => s === 'jobs2')).toEqual([]);
+  });
+});
