@@ -101,28 +101,20 @@ export class Metrics {
       registers,
     });
     this.activeSubscriptions = new Gauge({ name: 'duograph_subscriptions_active', help: 'GraphQL subscription executions running now: one per SSE subscription, one per WebSocket operation group (subscribers with the same credentials and operation share one).', registers });
-    const connections = options.websocketConnections;
-    if (connections) {
+    // Read at scrape time from whoever keeps the count.
+    const sampled = (name: string, help: string, read: (() => number) | undefined) => {
+      if (!read) return;
       new Gauge({
-        name: 'duograph_websocket_connections',
-        help: 'Open graphql-ws WebSocket connections.',
+        name,
+        help,
         registers,
         collect() {
-          this.set(connections());
+          this.set(read());
         },
       });
-    }
-    const waiting = options.operationsWaiting;
-    if (waiting) {
-      new Gauge({
-        name: 'duograph_graphql_operations_waiting',
-        help: 'Queries and mutations waiting for their estimated upstream calls to fit in MAX_COST_IN_FLIGHT.',
-        registers,
-        collect() {
-          this.set(waiting());
-        },
-      });
-    }
+    };
+    sampled('duograph_websocket_connections', 'Open graphql-ws WebSocket connections.', options.websocketConnections);
+    sampled('duograph_graphql_operations_waiting', 'Queries and mutations waiting for their estimated upstream calls to fit in MAX_COST_IN_FLIGHT.', options.operationsWaiting);
     if (options.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'duograph_' });
   }
 

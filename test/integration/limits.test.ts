@@ -180,6 +180,25 @@ describe('MAX_COST_IN_FLIGHT admits queries by their estimated upstream calls', 
     expect(seq).toEqual(['projects', ...Array(pages).fill(first), 'projects', ...Array(pages).fill(second)]);
   });
 
+  it('holds the budget until the last part of a deferred result', async () => {
+    // The deferred part makes two rounds of calls after the first part is sent: job pages, then traces.
+    const deferred = fetch(budgeted.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'multipart/mixed', 'private-token': 'demo-token' },
+      body: JSON.stringify({ query: '{ project(fullPath: "platform/core") { id ... @defer { jobs(first: 3) { nodes { id trace } } } } }' }),
+    }).then((response) => response.text());
+    await until(async () => budgeted.calls().length > 0);
+    const [text, next] = await Promise.all([deferred, budgeted.gql(listing(2))]);
+    expect(next.errors).toBeUndefined();
+    expect(text).toContain('"hasNext":false');
+    const seq = sequence();
+    const traces = seq.flatMap((s, i) => (s.endsWith('/trace') ? [i] : []));
+    expect(traces.length).toBeGreaterThan(0);
+    // The second query's first call comes after the deferred part's last.
+    expect(seq.lastIndexOf('projects')).toBeGreaterThan(Math.max(...traces));
+    expect(seq.slice(seq.lastIndexOf('projects') + 1)).toEqual(Array(5).fill('jobs2'));
+  });
+
   it('drops a waiting query whose client went away: it makes no call and holds no part of the budget', async () => {
     const running = budgeted.gql(listing(1));
     const controller = new AbortController();
