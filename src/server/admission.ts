@@ -40,10 +40,13 @@ export class CostBudget {
 
   /**
    * Resolves with a release function once `cost` fits (an operation above the
-   * whole limit runs alone); rejects with AdmissionAborted if `signal` aborts first.
+   * whole limit runs alone, one of cost 0 at once); rejects with AdmissionAborted
+   * if `signal` aborts first.
    */
   acquire(cost: number, signal?: AbortSignal): Promise<() => void> {
     const weight = Math.min(Math.max(cost, 0), this.limit);
+    // One that calls no upstream (introspection, __typename) has nothing to wait for.
+    if (weight === 0) return Promise.resolve(() => {});
     if (this.queue.length === 0 && this.used + weight <= this.limit) {
       this.used += weight;
       return Promise.resolve(this.releaser(weight));

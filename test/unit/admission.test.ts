@@ -40,6 +40,16 @@ describe('CostBudget', () => {
     expect(budget.inUse).toBe(0);
   });
 
+  it('does not hold back an operation that calls no upstream', async () => {
+    const budget = new CostBudget(10);
+    await budget.acquire(10);
+    void budget.acquire(5);
+    const release = await budget.acquire(0);
+    expect(budget.waiting).toBe(1);
+    release();
+    expect(budget.inUse).toBe(10);
+  });
+
   it('counts a release once, however often it is called', async () => {
     const budget = new CostBudget(10);
     const release = await budget.acquire(10);
