@@ -180,6 +180,15 @@ describe('MAX_COST_IN_FLIGHT admits queries by their estimated upstream calls', 
     expect(seq).toEqual(['projects', ...Array(pages).fill(first), 'projects', ...Array(pages).fill(second)]);
   });
 
+  it('answers an operation that calls no upstream while others wait', async () => {
+    const running = [budgeted.gql(listing(1)), budgeted.gql(listing(2))];
+    await until(async () => (await waiting()) === 1);
+    const typename = await budgeted.gql('{ __typename }');
+    expect(typename.data).toEqual({ __typename: 'Query' });
+    expect(await waiting()).toBe(1);
+    for (const result of await Promise.all(running)) expect(result.errors).toBeUndefined();
+  });
+
   it('holds the budget until the last part of a deferred result', async () => {
     // The deferred part makes two rounds of calls after the first part is sent: job pages, then traces.
     const deferred = fetch(budgeted.url, {
