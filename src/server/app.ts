@@ -18,7 +18,7 @@ import { GitlabLoaders } from '../upstreams/gitlab/loaders.js';
 import { GITLAB_ROUTE_WORDS } from '../upstreams/gitlab/route-words.js';
 import { HUBZILLA_ROUTE_WORDS } from '../upstreams/hubzilla/route-words.js';
 import { HttpClient } from '../upstreams/http.js';
-import type { ResiliencePolicy } from '../upstreams/resilience.js';
+import { ConcurrencyLimiter, type ResiliencePolicy } from '../upstreams/resilience.js';
 import { createMemoryEventBus, createRedisEventBus, type EventBus } from '../subscriptions/event-bus.js';
 import { SubscriptionHub } from '../subscriptions/hub.js';
 import { gitlabCredentials } from './credentials.js';
@@ -30,7 +30,6 @@ import { handleHealth } from './health.js';
 import { createLogger, logRequest, yogaLogger, type Logger } from './logger.js';
 import { Metrics } from './metrics.js';
 import { InFlightRequests } from './shutdown.js';
-import { CostBudget } from './admission.js';
 import { limitPlugins, readBoundedBody } from './limits.js';
 import { useCompiledExecution } from './jit.js';
 import { maskError } from './mask-error.js';
@@ -102,10 +101,11 @@ export function upstreamPolicy(config: Config): Partial<ResiliencePolicy> {
 export function buildApp(options: AppOptions): App {
   const { config } = options;
   const logger = options.logger ?? createLogger({ level: config.logLevel, file: config.logFile });
-  const budget = config.maxCostInFlight > 0 ? new CostBudget(config.maxCostInFlight) : null;
+  // Estimated upstream calls of the operations running at once: each call started holds memory until its answer is read.
+  const budget = config.maxCostInFlight > 0 ? new ConcurrencyLimiter(config.maxCostInFlight) : null;
   const metrics = new Metrics({
     websocketConnections: () => websocket.connections,
-    operationsWaiting: () => budget?.waiting ?? 0,
+    operationsWaiting: () => budget?.queued ?? 0,
     processMetrics: options.processMetrics ?? false,
   });
   const inFlight = new InFlightRequests();

@@ -15,12 +15,12 @@ import { createComplexityRule } from '@pothos/plugin-complexity';
 import { GraphQLError, validate, visit, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { createGraphQLError, finalAsyncIterator, isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Config } from '../config.js';
-import { AdmissionAborted, type CostBudget } from './admission.js';
+import type { ConcurrencyLimiter } from '../upstreams/resilience.js';
 
 type LimitConfig = Pick<Config, 'maxDepth' | 'maxAliases' | 'maxTokens' | 'maxDirectives' | 'maxCost' | 'fieldSuggestions'>;
 
 /** The Yoga plugins that enforce the operation limits of `config`, and admit operations within `budget`. */
-export function limitPlugins(config: LimitConfig, budget: CostBudget | null = null): Plugin[] {
+export function limitPlugins(config: LimitConfig, budget: ConcurrencyLimiter | null = null): Plugin[] {
   const plugins: Plugin[] = [
     maxTokensPlugin({ n: config.maxTokens }) as Plugin,
     maxDepthPlugin({ n: config.maxDepth, ignoreIntrospection: true, flattenFragments: true }),
@@ -119,7 +119,7 @@ function releasingAfter(execute: Execute, release: () => void): Execute {
  * per parsed document (Yoga reuses one per query text) and per operation name
  * and variables.
  */
-export function useCostLimit(max: number, budget: CostBudget | null = null): Plugin {
+export function useCostLimit(max: number, budget: ConcurrencyLimiter | null = null): Plugin {
   const estimates = new WeakMap<DocumentNode, Map<string, { cost: number; error: GraphQLError | null }>>();
   const estimate = (args: CostArgs): { cost: number; error: GraphQLError | null } => {
     let byInput = estimates.get(args.document);
@@ -140,13 +140,14 @@ export function useCostLimit(max: number, budget: CostBudget | null = null): Plu
         return;
       }
       if (!budget) return;
+      // First come, first served, weighed by the estimate: a large operation is not starved by small ones.
       const signal = (args.contextValue as { request?: Request } | undefined)?.request?.signal;
-      return budget.acquire(cost, signal).then(
+      return budget.acquire(signal, cost).then(
         (release) => setExecuteFn(releasingAfter(executeFn, release)),
         (reason: unknown) => {
-          if (!(reason instanceof AdmissionAborted)) throw reason;
+          if (!signal?.aborted) throw reason;
           // Nobody reads this answer: the client is gone. What matters is that nothing runs.
-          setResultAndStopExecution({ errors: [createGraphQLError(reason.message)] });
+          setResultAndStopExecution({ errors: [createGraphQLError('The request was aborted while it waited for its turn.')] });
         },
       );
     },

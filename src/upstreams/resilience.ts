@@ -92,13 +92,18 @@ export class CircuitBreaker {
   }
 }
 
-/** A counting semaphore with a FIFO queue; waiting ends early when the signal aborts. */
+/**
+ * A counting semaphore with a FIFO queue; waiting ends early when the signal
+ * aborts. Each holder takes a weight (1 for an upstream call; an operation's
+ * estimated calls for admission): one above `max` runs alone, one of 0 at once.
+ */
 export class ConcurrencyLimiter {
   private active = 0;
-  private readonly waiting: { grant: () => void }[] = [];
+  private readonly waiting: { weight: number; grant: () => void }[] = [];
 
   constructor(readonly max: number) {}
 
+  /** The weight held now. */
   get inFlight(): number {
     return this.active;
   }
@@ -107,24 +112,28 @@ export class ConcurrencyLimiter {
     return this.waiting.length;
   }
 
-  /** A release function when a slot is free now, without waiting; null when all are taken. */
-  tryAcquire(): (() => void) | null {
-    if (this.active >= this.max) return null;
-    this.active += 1;
-    return this.releaser();
+  /** A release function when `weight` fits now, without waiting (and no one waits before it); null otherwise. */
+  tryAcquire(weight = 1): (() => void) | null {
+    const taken = Math.min(weight, this.max);
+    if (taken <= 0) return NOTHING_HELD;
+    if (this.waiting.length > 0 || this.active + taken > this.max) return null;
+    this.active += taken;
+    return this.releaser(taken);
   }
 
-  /** Resolves with a release function once a slot is free; rejects with the signal's reason if it aborts first. */
-  acquire(signal?: CallSignal): Promise<() => void> {
+  /** Resolves with a release function once `weight` fits; rejects with the signal's reason if it aborts first. */
+  acquire(signal?: CallSignal, weight = 1): Promise<() => void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
-    const free = this.tryAcquire();
+    const free = this.tryAcquire(weight);
     if (free) return Promise.resolve(free);
+    const taken = Math.min(weight, this.max);
     return new Promise((resolve, reject) => {
       const entry = {
+        weight: taken,
         grant: () => {
           removeListener?.();
-          this.active += 1;
-          resolve(this.releaser());
+          this.active += taken;
+          resolve(this.releaser(taken));
         },
       };
       const removeListener = signal
@@ -132,22 +141,35 @@ export class ConcurrencyLimiter {
             const index = this.waiting.indexOf(entry);
             if (index >= 0) this.waiting.splice(index, 1);
             reject(signal.reason);
+            // A heavy head may have been what held the others back.
+            this.grantWaiting();
           })
         : undefined;
       this.waiting.push(entry);
     });
   }
 
-  private releaser(): () => void {
+  private releaser(weight: number): () => void {
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      this.active -= 1;
-      this.waiting.shift()?.grant();
+      this.active -= weight;
+      this.grantWaiting();
     };
   }
+
+  private grantWaiting(): void {
+    let head = this.waiting[0];
+    while (head && this.active + head.weight <= this.max) {
+      this.waiting.shift();
+      head.grant();
+      head = this.waiting[0];
+    }
+  }
 }
+
+const NOTHING_HELD = (): void => {};
 
 /** Full-jitter exponential back-off: a random wait in [0, min(max, base * 2^attempt)). */
 export function backoffDelay(attempt: number, baseMs: number, maxMs: number, random: () => number = Math.random): number {

@@ -76,6 +76,75 @@ describe('ConcurrencyLimiter', () => {
     held?.();
     expect(limiter.tryAcquire()).not.toBeNull();
   });
+
+  describe('with weights (admission by estimated upstream calls)', () => {
+    /** Resolves after pending promise callbacks have run. */
+    const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+    it('admits at once what fits, and the next in line when enough is released', async () => {
+      const limiter = new ConcurrencyLimiter(100);
+      const first = await limiter.acquire(undefined, 60);
+      const admitted: string[] = [];
+      void limiter.acquire(undefined, 50).then(() => admitted.push('second'));
+      void limiter.acquire(undefined, 10).then(() => admitted.push('third'));
+      await settle();
+      // The third would fit, but waits behind the second: first come, first served.
+      expect(admitted).toEqual([]);
+      expect(limiter.tryAcquire(10)).toBeNull();
+      expect(limiter.queued).toBe(2);
+      expect(limiter.inFlight).toBe(60);
+      first();
+      await settle();
+      expect(admitted).toEqual(['second', 'third']);
+      expect(limiter.inFlight).toBe(60);
+      expect(limiter.queued).toBe(0);
+    });
+
+    it('lets a weight above the whole limit run alone', async () => {
+      const limiter = new ConcurrencyLimiter(100);
+      const small = await limiter.acquire(undefined, 1);
+      let bigAdmitted = false;
+      const big = limiter.acquire(undefined, 5000).then((release) => {
+        bigAdmitted = true;
+        return release;
+      });
+      await settle();
+      expect(bigAdmitted).toBe(false);
+      small();
+      const release = await big;
+      expect(limiter.inFlight).toBe(100);
+      release();
+      expect(limiter.inFlight).toBe(0);
+    });
+
+    it('does not hold back a weight of 0', async () => {
+      const limiter = new ConcurrencyLimiter(10);
+      await limiter.acquire(undefined, 10);
+      void limiter.acquire(undefined, 5);
+      const release = await limiter.acquire(undefined, 0);
+      expect(limiter.queued).toBe(1);
+      release();
+      expect(limiter.inFlight).toBe(10);
+    });
+
+    it('drops a waiter whose signal aborts, and admits the ones it held back', async () => {
+      const limiter = new ConcurrencyLimiter(10);
+      const running = await limiter.acquire(undefined, 5);
+      const controller = new AbortController();
+      const aborted = limiter.acquire(controller.signal, 10);
+      const behind = limiter.acquire(undefined, 5);
+      await settle();
+      expect(limiter.queued).toBe(2);
+      controller.abort(new Error('gone'));
+      await expect(aborted).rejects.toThrow('gone');
+      const release = await behind;
+      expect(limiter.inFlight).toBe(10);
+      release();
+      running();
+      expect(limiter.inFlight).toBe(0);
+      expect(limiter.queued).toBe(0);
+    });
+  });
 });
 
 describe('back-off and Retry-After', () => {
