@@ -6,7 +6,6 @@
  * Upstream 4xx answers reach the caller unchanged.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pipeline } from 'node:stream/promises';
 import { InputError, UpstreamError } from '../errors.js';
 import { GITLAB_DOWNLOAD_PREFIX } from '../schema/gitlab/download-paths.js';
 import { GitlabClient } from '../upstreams/gitlab/client.js';
@@ -91,29 +90,22 @@ async function serveDownload(req: IncomingMessage, res: ServerResponse, gitlab: 
     if (value !== null) query[name] = value;
   }
   const range = typeof req.headers.range === 'string' ? req.headers.range : undefined;
-  let upstream;
   try {
-    upstream = await client.download(['projects', projectId, ...rest], query, range);
-  } catch (error) {
-    if (error instanceof UpstreamError) return sendError(res, TRANSPORT_STATUS[error.code] ?? 502, error.code, error.message);
-    return sendError(res, 500, 'INTERNAL_SERVER_ERROR', 'Unexpected error.');
-  }
-  const headers: Record<string, string> = {};
-  for (const name of PASSED_HEADERS) {
-    const value = upstream.headers[name];
-    if (value !== undefined) headers[name] = value;
-  }
-  res.writeHead(upstream.status, headers);
-  if (req.method === 'HEAD') {
-    upstream.body.destroy();
+    await client.relay(['projects', projectId, ...rest], query, range, (upstream) => {
+      const headers: Record<string, string> = {};
+      for (const name of PASSED_HEADERS) {
+        const value = upstream.headers[name];
+        if (value !== undefined) headers[name] = value;
+      }
+      res.writeHead(upstream.status, headers);
+      return req.method === 'HEAD' ? null : res;
+    });
     res.end();
-    return;
-  }
-  try {
-    await pipeline(upstream.body, res);
-  } catch {
+  } catch (error) {
     // The upstream broke off mid-stream or the caller left: the truncated
     // response ends without its last chunk, so the caller sees the failure.
-    res.destroy();
+    if (res.headersSent) return void res.destroy();
+    if (error instanceof UpstreamError) return sendError(res, TRANSPORT_STATUS[error.code] ?? 502, error.code, error.message);
+    return sendError(res, 500, 'INTERNAL_SERVER_ERROR', 'Unexpected error.');
   }
 }

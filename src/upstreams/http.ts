@@ -9,6 +9,7 @@ import { Readable } from 'node:stream';
 import { Pool, errors as undiciErrors } from 'undici';
 import type { Dispatcher } from 'undici';
 import { UpstreamError, type ErrorCode, type UpstreamInfo } from '../errors.js';
+import { relay, RelayError, type RelayHead, type RelaySink } from './relay.js';
 import { backoffDelay, CircuitBreaker, ConcurrencyLimiter, deadline, parseRetryAfter, sleep, type CallSignal, type ResiliencePolicy } from './resilience.js';
 
 export interface HttpClientOptions {
@@ -373,6 +374,60 @@ export class HttpClient {
       }
     } finally {
       headersDeadline.dispose();
+    }
+  }
+
+  /**
+   * GETs a binary resource and relays its body into the sink `onHead`
+   * returns (relay.ts: reused read buffers, for bodies of any size),
+   * whatever the status. Breaker, slot and no retries as for `stream`.
+   * Resolves once the whole body has been sent on; an UpstreamError after
+   * `onHead` ran means the sink got part of the body only.
+   */
+  async relay(request: UpstreamRequest & { accept?: string; range?: string }, onHead: (head: RelayHead) => RelaySink | null): Promise<void> {
+    const path = `${this.basePath}/${encodePath(request.path)}`;
+    const info: UpstreamInfo = { name: this.name, status: null, method: 'GET', path };
+    const headers: Record<string, string> = { accept: request.accept ?? '*/*', ...request.headers };
+    if (request.range) headers.range = request.range;
+    this.enterBreaker(info);
+    const headersDeadline = deadline(this.policy.deadlineMs, request.signal);
+    let release: (() => void) | null;
+    try {
+      const slot = this.slot(headersDeadline.signal, info);
+      release = typeof slot === 'function' ? slot : await slot;
+    } finally {
+      headersDeadline.dispose();
+    }
+    this.calls++;
+    const started = performance.now();
+    try {
+      await relay({
+        url: new URL(path + encodeQuery(request.query), this.baseUrl.origin),
+        headers,
+        connectTimeoutMs: Math.min(this.policy.connectTimeoutMs, this.policy.deadlineMs),
+        headersTimeoutMs: this.policy.headersTimeoutMs,
+        bodyTimeoutMs: this.policy.bodyTimeoutMs,
+        signal: request.signal,
+        onHead: (head) => {
+          info.status = head.status;
+          this.observe(request, head.status, started);
+          this.judge(head.status);
+          release?.();
+          release = null;
+          return onHead(head);
+        },
+      });
+    } catch (error) {
+      const code = error instanceof RelayError ? error.code : 'UPSTREAM_UNAVAILABLE';
+      const failure = new UpstreamError(`${this.label()} ${TRANSPORT_MESSAGES[code]}.`, code, info);
+      // A body cut short was already counted as a call by its head.
+      if (!(error instanceof RelayError && error.afterHead)) {
+        this.observe(request, code, started);
+        this.judgeError(failure, request.signal);
+      }
+      throw failure;
+    } finally {
+      release?.();
     }
   }
 

@@ -6,6 +6,7 @@
 import { UpstreamError } from '../../errors.js';
 import { codeForStatus, multipartBody, type HttpClient, type QueryValue, type StreamResponse, type UpstreamRequest, type UpstreamResponse } from '../http.js';
 import type { Page } from '../pagination.js';
+import type { RelayHead, RelaySink } from '../relay.js';
 import type {
   HookRecord,
   JobRecord,
@@ -363,6 +364,11 @@ export class GitlabClient {
   /** GET a binary resource (trace, artifacts, snapshot) as a stream, whatever the status. */
   async download(path: readonly (string | number)[], query: Record<string, QueryValue>, range?: string): Promise<StreamResponse> {
     return this.http.stream({ method: 'GET', path, query, headers: this.credentials, signal: this.signal, range });
+  }
+
+  /** GET a binary resource into the sink `onHead` returns (HttpClient.relay), whatever the status. */
+  relay(path: readonly (string | number)[], query: Record<string, QueryValue>, range: string | undefined, onHead: (head: RelayHead) => RelaySink | null): Promise<void> {
+    return this.http.relay({ method: 'GET', path, query, headers: this.credentials, signal: this.signal, range }, onHead);
   }
 
   private async get<T>(path: readonly (string | number)[], query?: Record<string, QueryValue>, select?: UpstreamRequest['select']): Promise<UpstreamResponse<T>> {

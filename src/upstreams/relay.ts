@@ -1,0 +1,351 @@
+/**
+ * One HTTP/1.1 GET whose body is relayed into a sink through a single reused
+ * read buffer: the download routes' path for artifacts and snapshots of any
+ * size. undici reads every chunk into a fresh 64 KiB buffer, and on a 1 GiB
+ * body the page faults of those buffers cost more CPU than the bytes
+ * themselves; here the socket reads into 256 KiB buffers that are used
+ * again (`onread`): one fills while the sink sends the last one on, and
+ * reading pauses while two wait on the sink. (Over TLS, Node hands over
+ * decrypted 16 KiB records and may go on for a few after a pause: each
+ * gets a free buffer of that size, never one still being written.) One
+ * connection per download (`Connection: close`): a handshake is nothing
+ * next to a transfer of seconds, and nothing is left to pool.
+ */
+import net from 'node:net';
+import tls from 'node:tls';
+
+/** Error codes a relay fails with (the transport subset of errors.ts's set). */
+export type RelayFailure = 'UPSTREAM_TIMEOUT' | 'UPSTREAM_UNAVAILABLE' | 'UPSTREAM_ERROR';
+
+export class RelayError extends Error {
+  constructor(
+    message: string,
+    readonly code: RelayFailure,
+    /** True once the head reached `onHead`: the sink then holds part of a body. */
+    readonly afterHead: boolean,
+  ) {
+    super(message);
+    this.name = 'RelayError';
+  }
+}
+
+/** The upstream's final status and headers (names lower-cased, repeats joined with ", "). */
+export interface RelayHead {
+  status: number;
+  headers: Readonly<Record<string, string | undefined>>;
+}
+
+/** Where a body goes: a writable whose callback says a chunk has left, such as a ServerResponse. */
+export interface RelaySink {
+  write(chunk: Uint8Array, callback: (error?: Error | null) => void): boolean;
+}
+
+export interface RelayRequest {
+  /** Origin, path and query of the GET. */
+  url: URL;
+  headers: Readonly<Record<string, string>>;
+  connectTimeoutMs: number;
+  /** From the start of the call to the end of the head. */
+  headersTimeoutMs: number;
+  /** Longest wait for the next bytes while the sink is ready for them. */
+  bodyTimeoutMs: number;
+  signal?: AbortSignal;
+  /** Sees the head once; returns where the body goes, or null to drop it (a HEAD request). */
+  onHead(head: RelayHead): RelaySink | null;
+}
+
+const READ_BYTES = 256 * 1024;
+/** Read buffers that may wait on the sink before reading pauses: one being sent while the next fills. */
+const BUFFERS_IN_FLIGHT = 2;
+/** Node decrypts TLS in records of at most 16 KiB and hands each over on its own. */
+const TLS_READ_BYTES = 16 * 1024;
+const MAX_HEAD_BYTES = 64 * 1024;
+/** Longest chunk-size or trailer line, and all trailers together. */
+const MAX_LINE_BYTES = 8 * 1024;
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** Relays one GET; resolves once the whole body has been handed to the sink and sent on. */
+export function relay(request: RelayRequest): Promise<void> {
+  return new Promise((resolve, reject) => new Relay(request, resolve, reject).start());
+}
+
+type Framing =
+  | { kind: 'length'; left: number }
+  | { kind: 'close' }
+  | { kind: 'chunked'; state: 'size' | 'data' | 'crlf' | 'trailer'; left: number; line: string; trailerBytes: number };
+
+class Relay {
+  /** Read buffers no write holds, and the writes still holding each of the others. */
+  private readonly free: Buffer[] = [];
+  private readonly busy = new Map<Buffer, number>();
+  private bufferBytes = READ_BYTES;
+  private socket: net.Socket | null = null;
+  /** Head bytes read so far (copied out of the read buffer), until the blank line. */
+  private head: Buffer | null = Buffer.alloc(0);
+  private framing: Framing | null = null;
+  private sink: RelaySink | null = null;
+  private pending = 0;
+  private complete = false;
+  private settled = false;
+  /** Set when the head reached onHead: a failure after it leaves a partial body with the sink. */
+  private headed = false;
+  private paused = false;
+  private readonly timers: NodeJS.Timeout[] = [];
+
+  constructor(
+    private readonly request: RelayRequest,
+    private readonly resolve: () => void,
+    private readonly reject: (error: RelayError) => void,
+  ) {}
+
+  start(): void {
+    const { url, headers, signal } = this.request;
+    let text = `GET ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\nconnection: close\r\n`;
+    for (const [name, value] of Object.entries(headers)) {
+      // The credentials were checked where they came in; this keeps a stray line break from ever splitting the request.
+      if (!TOKEN.test(name) || /[\0\r\n]/.test(value)) return this.fail('UPSTREAM_ERROR', `the header ${name} cannot be sent`);
+      text += `${name}: ${value}\r\n`;
+    }
+    text += '\r\n';
+    if (signal?.aborted) return this.fail('UPSTREAM_UNAVAILABLE', 'the call was aborted');
+    signal?.addEventListener('abort', this.onAbort, { once: true });
+
+    const secure = url.protocol === 'https:';
+    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    const port = Number(url.port) || (secure ? 443 : 80);
+    this.bufferBytes = secure ? TLS_READ_BYTES : READ_BYTES;
+    const onread: net.OnReadOpts = { buffer: this.nextBuffer, callback: (bytes, buffer) => this.onRead(bytes, buffer as Buffer) };
+    // Node takes `onread` in tls.connect too (since 15.1); its types have not caught up.
+    const secureOptions: tls.ConnectionOptions & { onread: net.OnReadOpts } = { host, port, servername: net.isIP(host) ? undefined : host, ALPNProtocols: ['http/1.1'], onread };
+    const socket = secure ? tls.connect(secureOptions) : net.connect({ host, port, onread });
+    this.socket = socket;
+    const connectTimer = this.timer(this.request.connectTimeoutMs, 'UPSTREAM_TIMEOUT', 'the connection was not made in time');
+    socket.once(secure ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer));
+    this.timer(this.request.headersTimeoutMs, 'UPSTREAM_TIMEOUT', 'the response head did not come in time');
+    socket.on('error', (error) => this.fail(this.headed ? 'UPSTREAM_ERROR' : 'UPSTREAM_UNAVAILABLE', error.message));
+    socket.on('timeout', () => this.fail('UPSTREAM_TIMEOUT', 'the body stalled'));
+    socket.on('end', () => this.onEnd());
+    socket.on('close', () => {
+      // A close-delimited body is whole at close; its last writes may still be on their way.
+      if (!this.complete) this.fail(this.headed ? 'UPSTREAM_ERROR' : 'UPSTREAM_UNAVAILABLE', 'the connection closed');
+    });
+    socket.write(text);
+  }
+
+  private timer(ms: number, code: RelayFailure, message: string): NodeJS.Timeout {
+    const timer = setTimeout(() => this.fail(code, message), ms);
+    this.timers.push(timer);
+    return timer;
+  }
+
+  private readonly onAbort = (): void => this.fail('UPSTREAM_UNAVAILABLE', 'the call was aborted');
+
+  /** Node asks for the buffer of the next read after each one: a free one, never one a write still holds. */
+  private readonly nextBuffer = (): Buffer => this.free.pop() ?? Buffer.allocUnsafe(this.bufferBytes);
+
+  /** `onread`'s callback: false pauses the socket until the sink has sent these bytes on. */
+  private onRead(bytes: number, buffer: Buffer): boolean {
+    if (this.settled) return false;
+    let data: Buffer | null = buffer.subarray(0, bytes);
+    if (this.head !== null) data = this.readHead(data);
+    if (data !== null && data.length > 0 && !this.settled) this.readBody(data, buffer);
+    if (!this.busy.has(buffer)) this.free.push(buffer);
+    if (this.settled || this.busy.size < BUFFERS_IN_FLIGHT) return true;
+    // No stall timeout while the caller is the slow side.
+    this.paused = true;
+    this.socket?.setTimeout(0);
+    return false;
+  }
+
+  /** Collects head bytes; once the head is whole, passes it on and returns the body bytes after it (a copy). */
+  private readHead(data: Buffer): Buffer | null {
+    let head = Buffer.concat([this.head ?? Buffer.alloc(0), data]);
+    for (;;) {
+      const end = head.indexOf('\r\n\r\n');
+      if (end === -1) {
+        if (head.length > MAX_HEAD_BYTES) this.fail('UPSTREAM_ERROR', 'the response head is too large');
+        this.head = head;
+        return null;
+      }
+      const parsed = this.parseHead(head.toString('latin1', 0, end));
+      if (!parsed) return null;
+      head = head.subarray(end + 4);
+      // An interim response (103 Early Hints, a stray 100) comes before the real one.
+      if (parsed.status >= 100 && parsed.status < 200) continue;
+      this.head = null;
+      this.begin(parsed);
+      // Copied out of the read buffer: it may be written while that buffer takes the next read.
+      return head;
+    }
+  }
+
+  private parseHead(text: string): RelayHead | null {
+    const lines = text.split('\r\n');
+    const status = /^HTTP\/1\.[01] ([1-5]\d\d)(?: .*)?$/.exec(lines[0] ?? '');
+    if (!status || status[1] === '101') {
+      this.fail('UPSTREAM_ERROR', 'the response is not HTTP/1.1');
+      return null;
+    }
+    const headers: Record<string, string | undefined> = {};
+    for (const line of lines.slice(1)) {
+      const colon = line.indexOf(':');
+      const name = line.slice(0, colon).toLowerCase();
+      // A folded line or a name with spaces is how smuggling starts: refused, as undici does.
+      if (colon <= 0 || !TOKEN.test(name)) {
+        this.fail('UPSTREAM_ERROR', 'the response head is malformed');
+        return null;
+      }
+      const value = line.slice(colon + 1).trim();
+      const seen = headers[name];
+      headers[name] = seen === undefined ? value : `${seen}, ${value}`;
+    }
+    return { status: Number(status[1]), headers };
+  }
+
+  /** Decides how the body ends (RFC 9112, 6.3) and asks for the sink. */
+  private begin(head: RelayHead): void {
+    const headers = { ...head.headers };
+    const encoding = headers['transfer-encoding'];
+    const length = headers['content-length'];
+    if (head.status === 204 || head.status === 304) {
+      this.framing = { kind: 'length', left: 0 };
+    } else if (encoding !== undefined) {
+      // Transfer-Encoding wins over Content-Length, which then must not reach the caller.
+      delete headers['content-length'];
+      this.framing = /(?:^|,)\s*chunked\s*$/i.test(encoding) ? { kind: 'chunked', state: 'size', left: 0, line: '', trailerBytes: 0 } : { kind: 'close' };
+    } else if (length !== undefined) {
+      const values = new Set(length.split(',').map((v) => v.trim()));
+      const [value] = values;
+      if (values.size !== 1 || value === undefined || !/^\d{1,15}$/.test(value)) return this.fail('UPSTREAM_ERROR', 'the Content-Length is not valid');
+      headers['content-length'] = value;
+      this.framing = { kind: 'length', left: Number(value) };
+    } else {
+      this.framing = { kind: 'close' };
+    }
+    for (const timer of this.timers.splice(0)) clearTimeout(timer);
+    this.headed = true;
+    let sink: RelaySink | null;
+    try {
+      sink = this.request.onHead({ status: head.status, headers });
+    } catch (error) {
+      return this.fail('UPSTREAM_ERROR', error instanceof Error ? error.message : 'the head was refused');
+    }
+    if (sink === null || (this.framing.kind === 'length' && this.framing.left === 0)) {
+      this.complete = true;
+      return this.finish();
+    }
+    this.sink = sink;
+    this.socket?.setTimeout(this.request.bodyTimeoutMs);
+  }
+
+  /** Sends on the body bytes in `data`, which lie in `owner` (a read buffer) or in a copy. */
+  private readBody(data: Buffer, owner: Buffer): void {
+    const framing = this.framing;
+    if (!framing || this.complete) return;
+    if (framing.kind === 'close') return this.send(data, owner);
+    if (framing.kind === 'length') {
+      const take = Math.min(framing.left, data.length);
+      this.send(data.subarray(0, take), owner);
+      framing.left -= take;
+      if (framing.left === 0) this.end();
+      return;
+    }
+    let i = 0;
+    while (i < data.length && !this.settled && !this.complete) {
+      if (framing.state === 'data') {
+        const take = Math.min(framing.left, data.length - i);
+        this.send(data.subarray(i, i + take), owner);
+        i += take;
+        framing.left -= take;
+        if (framing.left === 0) {
+          framing.state = 'crlf';
+          framing.line = '';
+        }
+        continue;
+      }
+      if (framing.state === 'crlf') {
+        // The CRLF after a chunk's data, possibly split across two reads.
+        framing.line += String.fromCharCode(data[i++] ?? 0);
+        if (framing.line === '\r') continue;
+        if (framing.line !== '\r\n') return this.fail('UPSTREAM_ERROR', 'a chunk does not end where its size says');
+        framing.state = 'size';
+        framing.line = '';
+        continue;
+      }
+      const newline = data.indexOf(10, i);
+      const stop = newline === -1 ? data.length : newline;
+      framing.line += data.toString('latin1', i, stop);
+      if (framing.line.length > MAX_LINE_BYTES) return this.fail('UPSTREAM_ERROR', 'a chunk line is too long');
+      i = stop + 1;
+      if (newline === -1) break;
+      const line = framing.line.endsWith('\r') ? framing.line.slice(0, -1) : framing.line;
+      framing.line = '';
+      if (framing.state === 'trailer') {
+        // Trailers are dropped: the caller's head has gone already.
+        framing.trailerBytes += line.length;
+        if (framing.trailerBytes > MAX_LINE_BYTES) return this.fail('UPSTREAM_ERROR', 'the trailers are too large');
+        if (line === '') this.end();
+        continue;
+      }
+      const size = /^([0-9a-fA-F]{1,12})[ \t]*(?:;.*)?$/.exec(line);
+      if (!size) return this.fail('UPSTREAM_ERROR', 'a chunk size is not valid');
+      framing.left = Number.parseInt(size[1] ?? '', 16);
+      framing.state = framing.left === 0 ? 'trailer' : 'data';
+    }
+  }
+
+  private send(chunk: Buffer, owner: Buffer): void {
+    if (chunk.length === 0 || !this.sink) return;
+    this.pending++;
+    this.busy.set(owner, (this.busy.get(owner) ?? 0) + 1);
+    this.sink.write(chunk, (error) => this.afterWrite(owner, error));
+  }
+
+  private afterWrite(owner: Buffer, error?: Error | null): void {
+    this.pending--;
+    const holders = (this.busy.get(owner) ?? 1) - 1;
+    if (holders > 0) this.busy.set(owner, holders);
+    else if (this.busy.delete(owner)) this.free.push(owner);
+    if (error) return this.fail('UPSTREAM_ERROR', 'the caller stopped reading');
+    if (this.settled) return;
+    if (this.complete) {
+      if (this.pending === 0) this.finish();
+      return;
+    }
+    if (!this.paused || this.busy.size >= BUFFERS_IN_FLIGHT) return;
+    this.paused = false;
+    this.socket?.setTimeout(this.request.bodyTimeoutMs);
+    this.socket?.resume();
+  }
+
+  /** The body is whole: done once the sink has sent the last bytes on. */
+  private end(): void {
+    this.complete = true;
+    this.socket?.setTimeout(0);
+    if (this.pending === 0) this.finish();
+  }
+
+  private onEnd(): void {
+    if (this.framing?.kind === 'close' && !this.complete) return this.end();
+    if (!this.complete) this.fail(this.headed ? 'UPSTREAM_ERROR' : 'UPSTREAM_UNAVAILABLE', this.headed ? 'the body was cut short' : 'the connection closed before a response');
+  }
+
+  private finish(): void {
+    if (this.settled) return;
+    this.settle();
+    this.resolve();
+  }
+
+  private fail(code: RelayFailure, message: string): void {
+    if (this.settled) return;
+    this.settle();
+    this.reject(new RelayError(message, code, this.headed));
+  }
+
+  private settle(): void {
+    this.settled = true;
+    for (const timer of this.timers.splice(0)) clearTimeout(timer);
+    this.request.signal?.removeEventListener('abort', this.onAbort);
+    this.socket?.destroy();
+  }
+}
