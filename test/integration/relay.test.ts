@@ -8,7 +8,8 @@ import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { createServer as createTlsServer } from 'node:https';
+import type { RequestListener } from 'node:http';
+import { createServer as createTlsServer, type Server } from 'node:https';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -69,6 +70,14 @@ async function scripted(answer: (socket: net.Socket, request: string) => void): 
   };
   servers.push(scriptedServer);
   return scriptedServer;
+}
+
+/** The address of a server that has just closed: connecting to it is refused. */
+async function refusedUrl(): Promise<URL> {
+  const gone = await scripted(() => {});
+  servers.splice(servers.indexOf(gone), 1);
+  await gone.close();
+  return gone.url;
 }
 
 /** A sink that takes `delayMs` to send each chunk on and reads the chunk only then, as a socket would. */
@@ -213,11 +222,7 @@ describe('relay: failures', () => {
   };
 
   it('before the head: refused, closed, not HTTP, an oversized head, a head too slow, a header that would split the request', async () => {
-    const gone = await scripted(() => {});
-    const refused = gone.url;
-    await gone.close();
-    servers.splice(servers.indexOf(gone), 1);
-    expectFailure(await run(refused, slowSink()), 'UPSTREAM_UNAVAILABLE', false);
+    expectFailure(await run(await refusedUrl(), slowSink()), 'UPSTREAM_UNAVAILABLE', false);
 
     expectFailure(await run(await scripted((socket) => socket.end()), slowSink()), 'UPSTREAM_UNAVAILABLE', false);
     expectFailure(await run(await scripted((socket) => socket.end('SSH-2.0-OpenSSH\r\n\r\n')), slowSink()), 'UPSTREAM_ERROR', false);
@@ -267,18 +272,23 @@ describe('relay: failures', () => {
 });
 
 describe('relay: TLS', () => {
+  const dir = new URL('../fixtures/tls/', import.meta.url);
+  /** An https server with the fixture's self-signed certificate for 127.0.0.1 and localhost. */
+  async function tlsServer(handler: RequestListener): Promise<{ server: Server; port: number }> {
+    const server = createTlsServer({ key: readFileSync(new URL('localhost.key', dir)), cert: readFileSync(new URL('localhost.crt', dir)) }, handler);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    return { server, port: (server.address() as net.AddressInfo).port };
+  }
+
   it('relays over https with buffers never reused before the sink is done with them', async () => {
-    const dir = new URL('../fixtures/tls/', import.meta.url);
     const body = randomBytes(4 * 1024 * 1024);
     let host = '';
-    const server = createTlsServer({ key: readFileSync(new URL('localhost.key', dir)), cert: readFileSync(new URL('localhost.crt', dir)) }, (req, res) => {
+    const { server, port } = await tlsServer((req, res) => {
       host = req.headers.host ?? '';
       res.writeHead(200, { 'content-length': body.length, 'content-type': 'application/zip' });
       res.end(body);
     });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const { port } = server.address() as net.AddressInfo;
     try {
       const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('relay-client.ts', dir)), `https://127.0.0.1:${port}/file`], {
         env: { ...process.env, NODE_EXTRA_CA_CERTS: fileURLToPath(new URL('localhost.crt', dir)) },
@@ -294,12 +304,8 @@ describe('relay: TLS', () => {
   }, 30_000);
 
   it('refuses a certificate the process does not trust', async () => {
-    const dir = new URL('../fixtures/tls/', import.meta.url);
-    const server = createTlsServer({ key: readFileSync(new URL('localhost.key', dir)), cert: readFileSync(new URL('localhost.crt', dir)) }, (_req, res) => res.end('no'));
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
+    const { server, port } = await tlsServer((_req, res) => res.end('no'));
     try {
-      const { port } = server.address() as net.AddressInfo;
       const { error } = await run(new URL(`https://127.0.0.1:${port}`), slowSink());
       expect(error?.code).toBe('UPSTREAM_UNAVAILABLE');
     } finally {
@@ -321,11 +327,7 @@ describe('GitLab download route over failing upstreams', () => {
   };
 
   it('answers 502 when GitLab cannot be reached and 504 when its head is late, as JSON errors', async () => {
-    const gone = await scripted(() => {});
-    const refused = gone.url;
-    await gone.close();
-    servers.splice(servers.indexOf(gone), 1);
-    const down = await (await appFor(refused))();
+    const down = await (await appFor(await refusedUrl()))();
     expect(down.status).toBe(502);
     expect(await down.json()).toEqual({ errors: [{ message: 'GitLab could not be reached.', extensions: { code: 'UPSTREAM_UNAVAILABLE' } }] });
 
