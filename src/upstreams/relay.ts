@@ -122,7 +122,10 @@ class Relay {
     const connectTimer = this.timer(this.request.connectTimeoutMs, 'UPSTREAM_TIMEOUT', 'the connection was not made in time');
     socket.once(secure ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer));
     this.timer(this.request.headersTimeoutMs, 'UPSTREAM_TIMEOUT', 'the response head did not come in time');
-    socket.on('error', (error) => this.fail(this.headed ? 'UPSTREAM_ERROR' : 'UPSTREAM_UNAVAILABLE', error.message));
+    socket.on('error', (error) => {
+      // A reset after the last byte of the body takes nothing from the caller.
+      if (!this.complete) this.fail(this.headed ? 'UPSTREAM_ERROR' : 'UPSTREAM_UNAVAILABLE', error.message);
+    });
     socket.on('timeout', () => this.fail('UPSTREAM_TIMEOUT', 'the body stalled'));
     socket.on('end', () => this.onEnd());
     socket.on('close', () => {

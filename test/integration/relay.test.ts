@@ -193,6 +193,17 @@ describe('relay: bodies', () => {
     expect(sink.body().equals(body)).toBe(true);
   });
 
+  it('keeps a whole body when the upstream resets the connection after its last byte, while the sink still sends it', async () => {
+    const body = randomBytes(100_000);
+    const server = await scripted((socket) => {
+      socket.write(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\n\r\n`), body]));
+      setTimeout(() => socket.resetAndDestroy(), 30);
+    });
+    const sink = slowSink(150);
+    expect((await run(server, sink)).error).toBeNull();
+    expect(sink.body().equals(body)).toBe(true);
+  });
+
   it('skips interim responses and reports the final head', async () => {
     const server = await scripted((socket) => socket.end('HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\nHTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nContent-Length: 27\r\n\r\n{"message":"404 Not found"}'));
     const sink = slowSink();
