@@ -361,7 +361,7 @@ export class GitlabClient {
     return Buffer.concat(chunks).toString('utf8');
   }
 
-  /** GET a binary resource (trace, artifacts, snapshot) as a stream, whatever the status. */
+  /** GET a binary resource as a stream, whatever the status: for a body read whole (the job log); the download routes use `relay`. */
   async download(path: readonly (string | number)[], query: Record<string, QueryValue>, range?: string): Promise<StreamResponse> {
     return this.http.stream({ method: 'GET', path, query, headers: this.credentials, signal: this.signal, range });
   }
