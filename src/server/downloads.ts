@@ -25,7 +25,12 @@ const ROUTES: readonly (readonly string[])[] = [
 /** Query parameters GitLab reads on these routes; `job_token` is turned into a header. */
 const QUERY_PARAMS = ['job', 'wiki'];
 
-const PASSED_HEADERS = ['content-type', 'content-length', 'content-disposition', 'content-range', 'accept-ranges', 'etag', 'last-modified', 'cache-control'];
+/**
+ * `location` carries GitLab's redirect to object storage (artifacts kept there
+ * with direct download on): the caller follows it; the gateway contacts no
+ * host but GitLab's.
+ */
+const PASSED_HEADERS = ['content-type', 'content-length', 'content-disposition', 'content-range', 'accept-ranges', 'etag', 'last-modified', 'cache-control', 'location'];
 
 function matches(route: readonly string[], segments: readonly string[]): boolean {
   for (let i = 0; i < route.length; i++) {

@@ -367,6 +367,17 @@ describe('GitLab download route over failing upstreams', () => {
     await expect(response.arrayBuffer()).rejects.toThrow();
   });
 
+  it('passes GitLab\'s redirect to object storage on to the caller, without following it', async () => {
+    const signed = 'https://objects.example.invalid/artifacts/1007.zip?X-Amz-Signature=abc';
+    const server = await scripted((socket) => socket.end(`HTTP/1.1 302 Found\r\nLocation: ${signed}\r\nContent-Length: 0\r\n\r\n`));
+    const app = await createTestApp({ gitlabUrl: server.url });
+    apps.push(app);
+    const response = await fetch(new URL(route, app.url), { headers: { 'private-token': 'demo-token' }, redirect: 'manual' });
+    expect(response.status).toBe(302);
+    expect(response.headers.get('location')).toBe(signed);
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('relays a chunked answer with its type and without a length, and a HEAD without a body', async () => {
     const server = await scripted((socket, request) => {
       if (request.startsWith('GET ')) socket.end(`HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\nX-Private: no\r\n\r\n${chunked(Buffer.from('a'.repeat(5000)), 300).toString('latin1')}`);
