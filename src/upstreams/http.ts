@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import { Pool, errors as undiciErrors } from 'undici';
 import type { Dispatcher } from 'undici';
 import { UpstreamError, type ErrorCode, type UpstreamInfo } from '../errors.js';
-import { relay, RelayError, type RelayHead, type RelaySink } from './relay.js';
+import { relay, RelayError, RelayPool, type RelayHead, type RelaySink } from './relay.js';
 import { backoffDelay, CircuitBreaker, ConcurrencyLimiter, deadline, parseRetryAfter, sleep, type CallSignal, type ResiliencePolicy } from './resilience.js';
 
 export interface HttpClientOptions {
@@ -272,6 +272,8 @@ export class HttpClient {
   /** Caps calls in flight to this upstream. */
   readonly limiter: ConcurrencyLimiter;
   private readonly pool: Pool;
+  /** Kept-alive connections of `relay`, beside undici's. */
+  private readonly relayPool: RelayPool;
   private readonly basePath: string;
   // The cap applies to JSON and text bodies only: binary downloads stream through, whatever their size.
   private readonly maxResponseBytes: number;
@@ -300,6 +302,7 @@ export class HttpClient {
       bodyTimeout: this.policy.bodyTimeoutMs,
       connectTimeout: Math.min(this.policy.connectTimeoutMs, this.policy.deadlineMs),
     });
+    this.relayPool = new RelayPool(options.connections);
     this.maxResponseBytes = options.maxResponseBytes;
     this.onCall = options.onCall;
     this.routeWords = new Set(options.routeWords ?? []);
@@ -416,7 +419,7 @@ export class HttpClient {
           release = null;
           return onHead(head);
         },
-      });
+      }, this.relayPool);
     } catch (error) {
       const code = error instanceof RelayError ? error.code : 'UPSTREAM_UNAVAILABLE';
       const failure = new UpstreamError(`${this.label()} ${TRANSPORT_MESSAGES[code]}.`, code, info);
@@ -593,6 +596,7 @@ export class HttpClient {
 
   /** Closes the pool's connections. */
   async close(): Promise<void> {
+    this.relayPool.close();
     await this.pool.close();
   }
 

@@ -1,15 +1,15 @@
 /**
- * One HTTP/1.1 GET whose body is relayed into a sink through a single reused
- * read buffer: the download routes' path for artifacts and snapshots of any
+ * One HTTP/1.1 GET whose body is relayed into a sink through reused read
+ * buffers: the download routes' path for artifacts and snapshots of any
  * size. undici reads every chunk into a fresh 64 KiB buffer, and on a 1 GiB
  * body the page faults of those buffers cost more CPU than the bytes
  * themselves; here the socket reads into 256 KiB buffers that are used
  * again (`onread`): one fills while the sink sends the last one on, and
  * reading pauses while two wait on the sink. (Over TLS, Node hands over
  * decrypted 16 KiB records and may go on for a few after a pause: each
- * gets a free buffer of that size, never one still being written.) One
- * connection per download (`Connection: close`): a handshake is nothing
- * next to a transfer of seconds, and nothing is left to pool.
+ * gets a free buffer of that size, never one still being written.)
+ * Connections are kept alive between downloads (RelayPool), so a small one,
+ * a job log polled every few seconds, costs no new handshake.
  */
 import net from 'node:net';
 import tls from 'node:tls';
@@ -23,6 +23,8 @@ export class RelayError extends Error {
     readonly code: RelayFailure,
     /** True once the head reached `onHead`: the sink then holds part of a body. */
     readonly afterHead: boolean,
+    /** A kept-alive connection that failed before any byte of its answer: the upstream had closed it while idle. */
+    readonly stale = false,
   ) {
     super(message);
     this.name = 'RelayError';
@@ -64,9 +66,155 @@ const MAX_HEAD_BYTES = 64 * 1024;
 const MAX_LINE_BYTES = 8 * 1024;
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-/** Relays one GET; resolves once the whole body has been handed to the sink and sent on. */
-export function relay(request: RelayRequest): Promise<void> {
-  return new Promise((resolve, reject) => new Relay(request, resolve, reject).start());
+/** How long an idle connection is kept, unless the upstream's Keep-Alive header says less. */
+const IDLE_MS = 4_000;
+
+/** Idle kept-alive connections to one upstream, the newest taken first. */
+export class RelayPool {
+  private readonly idle: Connection[] = [];
+
+  constructor(private readonly max: number) {}
+
+  /** An idle connection, or undefined when none is left. */
+  take(): Connection | undefined {
+    for (let connection = this.idle.pop(); connection; connection = this.idle.pop()) {
+      if (connection.wake()) return connection;
+    }
+    return undefined;
+  }
+
+  /** Keeps a connection whose answer has been read whole, for `idleMs` at most. */
+  put(connection: Connection, idleMs: number): void {
+    if (this.idle.length >= this.max || idleMs <= 0) return connection.close();
+    this.idle.push(connection);
+    connection.sleep(idleMs, () => {
+      const at = this.idle.indexOf(connection);
+      if (at !== -1) this.idle.splice(at, 1);
+    });
+  }
+
+  /** Closes every idle connection. */
+  close(): void {
+    for (const connection of this.idle.splice(0)) connection.close();
+  }
+}
+
+/**
+ * Relays one GET, on an idle connection of `pool` when there is one (and on
+ * a new one if the upstream had closed that one meanwhile); resolves once
+ * the whole body has been handed to the sink and sent on.
+ */
+export async function relay(request: RelayRequest, pool?: RelayPool): Promise<void> {
+  const idle = pool?.take();
+  if (idle) {
+    try {
+      return await exchange(request, idle, pool);
+    } catch (error) {
+      if (!(error instanceof RelayError && error.stale)) throw error;
+    }
+  }
+  return exchange(request, new Connection(request.url), pool);
+}
+
+function exchange(request: RelayRequest, connection: Connection, pool: RelayPool | undefined): Promise<void> {
+  return new Promise((resolve, reject) => new Exchange(request, connection, pool, resolve, reject).start());
+}
+
+/**
+ * One upstream connection: its socket, the read buffers it fills, and the
+ * exchange its bytes go to now (none while it waits in the pool, when any
+ * byte or end closes it).
+ */
+export class Connection {
+  readonly socket: net.Socket;
+  exchange: Exchange | null = null;
+  /** Has answered before: a failure before the next answer's first byte means the upstream let it go. */
+  used = false;
+  connected = false;
+  /** Read buffers no write holds, and the writes still holding each of the others. */
+  private readonly free: Buffer[] = [];
+  private readonly busy = new Map<Buffer, number>();
+  private idleTimer: NodeJS.Timeout | null = null;
+  private onIdleClose: (() => void) | null = null;
+
+  constructor(url: URL) {
+    const secure = url.protocol === 'https:';
+    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    const port = Number(url.port) || (secure ? 443 : 80);
+    const bytes = secure ? TLS_READ_BYTES : READ_BYTES;
+    // Node asks for the buffer of the next read after each one: a free one, never one a write still holds.
+    const onread: net.OnReadOpts = { buffer: () => this.free.pop() ?? Buffer.allocUnsafe(bytes), callback: (n, buffer) => this.onRead(n, buffer as Buffer) };
+    // Node takes `onread` in tls.connect too (since 15.1); its types have not caught up.
+    const secureOptions: tls.ConnectionOptions & { onread: net.OnReadOpts } = { host, port, servername: net.isIP(host) ? undefined : host, ALPNProtocols: ['http/1.1'], onread };
+    this.socket = secure ? tls.connect(secureOptions) : net.connect({ host, port, onread });
+    this.socket.once(secure ? 'secureConnect' : 'connect', () => {
+      this.connected = true;
+      this.exchange?.onConnect();
+    });
+    this.socket.on('error', (error) => this.exchange?.onSocketEnd(error.message));
+    this.socket.on('timeout', () => this.exchange?.onStall());
+    this.socket.on('end', () => (this.exchange ? this.exchange.onSocketEnd(null) : this.socket.destroy()));
+    this.socket.on('close', () => {
+      this.exchange?.onSocketEnd('the connection closed');
+      this.onIdleClose?.();
+    });
+  }
+
+  /** Buffers held by writes not yet done. */
+  get waiting(): number {
+    return this.busy.size;
+  }
+
+  hold(buffer: Buffer): void {
+    this.busy.set(buffer, (this.busy.get(buffer) ?? 0) + 1);
+  }
+
+  release(buffer: Buffer): void {
+    const holders = (this.busy.get(buffer) ?? 1) - 1;
+    if (holders > 0) this.busy.set(buffer, holders);
+    else if (this.busy.delete(buffer)) this.free.push(buffer);
+  }
+
+  /** Into the pool: reading, so that the upstream closing it is seen, and not keeping the process up. */
+  sleep(idleMs: number, onGone: () => void): void {
+    this.exchange = null;
+    this.used = true;
+    this.onIdleClose = onGone;
+    this.socket.setTimeout(0);
+    this.socket.resume();
+    this.socket.unref();
+    this.idleTimer = setTimeout(() => this.close(), idleMs);
+    this.idleTimer.unref();
+  }
+
+  /** Out of the pool; false if it closed meanwhile. */
+  wake(): boolean {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+    this.onIdleClose = null;
+    if (this.socket.destroyed || !this.socket.readable || !this.socket.writable) return false;
+    this.socket.ref();
+    return true;
+  }
+
+  close(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.exchange = null;
+    this.socket.destroy();
+  }
+
+  /** `onread`'s callback: false pauses the socket until the sink has sent these bytes on. */
+  private onRead(bytes: number, buffer: Buffer): boolean {
+    const exchange = this.exchange;
+    // Bytes on an idle connection were never asked for: it cannot be trusted with a request.
+    if (!exchange) {
+      this.socket.destroy();
+      return false;
+    }
+    const more = exchange.onRead(buffer.subarray(0, bytes), buffer);
+    if (!this.busy.has(buffer)) this.free.push(buffer);
+    return more;
+  }
 }
 
 type Framing =
@@ -74,33 +222,40 @@ type Framing =
   | { kind: 'close' }
   | { kind: 'chunked'; state: 'size' | 'data' | 'crlf' | 'trailer'; left: number; line: string; trailerBytes: number };
 
-class Relay {
-  /** Read buffers no write holds, and the writes still holding each of the others. */
-  private readonly free: Buffer[] = [];
-  private readonly busy = new Map<Buffer, number>();
-  private bufferBytes = READ_BYTES;
-  private socket: net.Socket | null = null;
+/** One request and its answer on a connection. */
+class Exchange {
   /** Head bytes read so far (copied out of the read buffer), until the blank line. */
   private head: Buffer | null = Buffer.alloc(0);
+  private http10 = false;
   private framing: Framing | null = null;
   private sink: RelaySink | null = null;
+  /** Sink writes not yet called back. */
   private pending = 0;
   private complete = false;
   private settled = false;
   /** Set when the head reached onHead: a failure after it leaves a partial body with the sink. */
   private headed = false;
+  /** Some byte of the answer has come: a failure now says nothing of an idle connection gone stale. */
+  private answered = false;
+  /** Bytes after the end of the body, or a close-delimited body: the connection cannot take another request. */
+  private spent = false;
+  private keepAliveMs = IDLE_MS;
   private paused = false;
+  /** Inside onRead: the end of the body waits for it, to see whether bytes came after. */
+  private reading = false;
   private readonly timers: NodeJS.Timeout[] = [];
 
   constructor(
     private readonly request: RelayRequest,
+    private readonly connection: Connection,
+    private readonly pool: RelayPool | undefined,
     private readonly resolve: () => void,
     private readonly reject: (error: RelayError) => void,
   ) {}
 
   start(): void {
     const { url, headers, signal } = this.request;
-    let text = `GET ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\nconnection: close\r\n`;
+    let text = `GET ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\n`;
     for (const [name, value] of Object.entries(headers)) {
       // The credentials were checked where they came in; this keeps a stray line break from ever splitting the request.
       if (!TOKEN.test(name) || /[\0\r\n]/.test(value)) return this.fail('UPSTREAM_ERROR', `the header ${name} cannot be sent`);
@@ -109,54 +264,56 @@ class Relay {
     text += '\r\n';
     if (signal?.aborted) return this.fail('UPSTREAM_UNAVAILABLE', 'the call was aborted');
     signal?.addEventListener('abort', this.onAbort, { once: true });
-
-    const secure = url.protocol === 'https:';
-    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    const port = Number(url.port) || (secure ? 443 : 80);
-    this.bufferBytes = secure ? TLS_READ_BYTES : READ_BYTES;
-    const onread: net.OnReadOpts = { buffer: this.nextBuffer, callback: (bytes, buffer) => this.onRead(bytes, buffer as Buffer) };
-    // Node takes `onread` in tls.connect too (since 15.1); its types have not caught up.
-    const secureOptions: tls.ConnectionOptions & { onread: net.OnReadOpts } = { host, port, servername: net.isIP(host) ? undefined : host, ALPNProtocols: ['http/1.1'], onread };
-    const socket = secure ? tls.connect(secureOptions) : net.connect({ host, port, onread });
-    this.socket = socket;
-    const connectTimer = this.timer(this.request.connectTimeoutMs, 'UPSTREAM_TIMEOUT', 'the connection was not made in time');
-    socket.once(secure ? 'secureConnect' : 'connect', () => clearTimeout(connectTimer));
+    this.connection.exchange = this;
+    if (!this.connection.connected) this.timer(this.request.connectTimeoutMs, 'UPSTREAM_TIMEOUT', 'the connection was not made in time');
     this.timer(this.request.headersTimeoutMs, 'UPSTREAM_TIMEOUT', 'the response head did not come in time');
-    socket.on('error', (error) => {
-      // A reset after the last byte of the body takes nothing from the caller.
-      if (!this.complete) this.fail(this.headed ? 'UPSTREAM_ERROR' : 'UPSTREAM_UNAVAILABLE', error.message);
-    });
-    socket.on('timeout', () => this.fail('UPSTREAM_TIMEOUT', 'the body stalled'));
-    socket.on('end', () => this.onEnd());
-    socket.on('close', () => {
-      // A close-delimited body is whole at close; its last writes may still be on their way.
-      if (!this.complete) this.fail(this.headed ? 'UPSTREAM_ERROR' : 'UPSTREAM_UNAVAILABLE', 'the connection closed');
-    });
-    socket.write(text);
+    this.connection.socket.write(text);
   }
 
-  private timer(ms: number, code: RelayFailure, message: string): NodeJS.Timeout {
-    const timer = setTimeout(() => this.fail(code, message), ms);
-    this.timers.push(timer);
-    return timer;
+  onConnect(): void {
+    // The connect timer is the first one, when there is one; the head timer goes on.
+    if (this.timers.length === 2) clearTimeout(this.timers.shift());
+  }
+
+  /** An error, an end or a close of the socket (`message` null for a clean end). */
+  onSocketEnd(message: string | null): void {
+    if (this.settled) return;
+    // A close-delimited body ends here; its last writes may still be on their way.
+    if (message === null && this.framing?.kind === 'close' && !this.complete) return this.end();
+    // A reset after the last byte of the body takes nothing from the caller.
+    if (this.complete) return;
+    const stale = this.connection.used && !this.answered;
+    if (this.headed) this.fail('UPSTREAM_ERROR', message ?? 'the body was cut short');
+    else this.fail('UPSTREAM_UNAVAILABLE', message ?? 'the connection closed before a response', stale);
+  }
+
+  onStall(): void {
+    this.fail('UPSTREAM_TIMEOUT', 'the body stalled');
+  }
+
+  private timer(ms: number, code: RelayFailure, message: string): void {
+    this.timers.push(setTimeout(() => this.fail(code, message), ms));
   }
 
   private readonly onAbort = (): void => this.fail('UPSTREAM_UNAVAILABLE', 'the call was aborted');
 
-  /** Node asks for the buffer of the next read after each one: a free one, never one a write still holds. */
-  private readonly nextBuffer = (): Buffer => this.free.pop() ?? Buffer.allocUnsafe(this.bufferBytes);
-
-  /** `onread`'s callback: false pauses the socket until the sink has sent these bytes on. */
-  private onRead(bytes: number, buffer: Buffer): boolean {
+  /** Bytes read into `buffer`; false pauses the socket until the sink has sent them on. */
+  onRead(data: Buffer, buffer: Buffer): boolean {
     if (this.settled) return false;
-    let data: Buffer | null = buffer.subarray(0, bytes);
-    if (this.head !== null) data = this.readHead(data);
-    if (data !== null && data.length > 0 && !this.settled) this.readBody(data, buffer);
-    if (!this.busy.has(buffer)) this.free.push(buffer);
-    if (this.settled || this.busy.size < BUFFERS_IN_FLIGHT) return true;
+    this.answered = true;
+    this.reading = true;
+    let body: Buffer | null = data;
+    if (this.head !== null) body = this.readHead(data);
+    if (body !== null && body.length > 0 && !this.settled) {
+      if (this.complete) this.spent = true;
+      else this.readBody(body, buffer);
+    }
+    this.reading = false;
+    if (this.complete && this.pending === 0) this.finish();
+    if (this.settled || this.connection.waiting < BUFFERS_IN_FLIGHT) return true;
     // No stall timeout while the caller is the slow side.
     this.paused = true;
-    this.socket?.setTimeout(0);
+    this.connection.socket.setTimeout(0);
     return false;
   }
 
@@ -184,11 +341,12 @@ class Relay {
 
   private parseHead(text: string): RelayHead | null {
     const lines = text.split('\r\n');
-    const status = /^HTTP\/1\.[01] ([1-5]\d\d)(?: .*)?$/.exec(lines[0] ?? '');
-    if (!status || status[1] === '101') {
+    const status = /^HTTP\/1\.([01]) ([1-5]\d\d)(?: .*)?$/.exec(lines[0] ?? '');
+    if (!status || status[2] === '101') {
       this.fail('UPSTREAM_ERROR', 'the response is not HTTP/1.1');
       return null;
     }
+    this.http10 = status[1] === '0';
     const headers: Record<string, string | undefined> = {};
     for (const line of lines.slice(1)) {
       const colon = line.indexOf(':');
@@ -202,7 +360,7 @@ class Relay {
       const seen = headers[name];
       headers[name] = seen === undefined ? value : `${seen}, ${value}`;
     }
-    return { status: Number(status[1]), headers };
+    return { status: Number(status[2]), headers };
   }
 
   /** Decides how the body ends (RFC 9112, 6.3) and asks for the sink. */
@@ -225,6 +383,10 @@ class Relay {
     } else {
       this.framing = { kind: 'close' };
     }
+    // Kept alive unless the upstream says otherwise (RFC 9112, 9.3), for as long as its Keep-Alive allows, less a second for the way.
+    if (this.framing.kind === 'close' || this.http10 || /(?:^|,)\s*close\s*(?:,|$)/i.test(headers.connection ?? '')) this.spent = true;
+    const timeout = /(?:^|,)\s*timeout=(\d+)/i.exec(headers['keep-alive'] ?? '');
+    if (timeout) this.keepAliveMs = Math.min(IDLE_MS, Number(timeout[1]) * 1000 - 1000);
     for (const timer of this.timers.splice(0)) clearTimeout(timer);
     this.headed = true;
     let sink: RelaySink | null;
@@ -233,12 +395,14 @@ class Relay {
     } catch (error) {
       return this.fail('UPSTREAM_ERROR', error instanceof Error ? error.message : 'the head was refused');
     }
-    if (sink === null || (this.framing.kind === 'length' && this.framing.left === 0)) {
-      this.complete = true;
-      return this.finish();
+    if (this.framing.kind === 'length' && this.framing.left === 0) return this.end();
+    // A body nobody reads (a HEAD) stays in the connection, which then cannot be used again.
+    if (sink === null) {
+      this.spent = true;
+      return this.end();
     }
     this.sink = sink;
-    this.socket?.setTimeout(this.request.bodyTimeoutMs);
+    this.connection.socket.setTimeout(this.request.bodyTimeoutMs);
   }
 
   /** Sends on the body bytes in `data`, which lie in `owner` (a read buffer) or in a copy. */
@@ -249,6 +413,7 @@ class Relay {
     if (framing.kind === 'length') {
       const take = Math.min(framing.left, data.length);
       this.send(data.subarray(0, take), owner);
+      if (data.length > take) this.spent = true;
       framing.left -= take;
       if (framing.left === 0) this.end();
       return;
@@ -295,60 +460,57 @@ class Relay {
       framing.left = Number.parseInt(size[1] ?? '', 16);
       framing.state = framing.left === 0 ? 'trailer' : 'data';
     }
+    if (this.complete && i < data.length) this.spent = true;
   }
 
   private send(chunk: Buffer, owner: Buffer): void {
     if (chunk.length === 0 || !this.sink) return;
     this.pending++;
-    this.busy.set(owner, (this.busy.get(owner) ?? 0) + 1);
+    this.connection.hold(owner);
     this.sink.write(chunk, (error) => this.afterWrite(owner, error));
   }
 
   private afterWrite(owner: Buffer, error?: Error | null): void {
     this.pending--;
-    const holders = (this.busy.get(owner) ?? 1) - 1;
-    if (holders > 0) this.busy.set(owner, holders);
-    else if (this.busy.delete(owner)) this.free.push(owner);
+    this.connection.release(owner);
     if (error) return this.fail('UPSTREAM_ERROR', 'the caller stopped reading');
     if (this.settled) return;
     if (this.complete) {
       if (this.pending === 0) this.finish();
       return;
     }
-    if (!this.paused || this.busy.size >= BUFFERS_IN_FLIGHT) return;
+    if (!this.paused || this.connection.waiting >= BUFFERS_IN_FLIGHT) return;
     this.paused = false;
-    this.socket?.setTimeout(this.request.bodyTimeoutMs);
-    this.socket?.resume();
+    this.connection.socket.setTimeout(this.request.bodyTimeoutMs);
+    this.connection.socket.resume();
   }
 
   /** The body is whole: done once the sink has sent the last bytes on. */
   private end(): void {
     this.complete = true;
-    this.socket?.setTimeout(0);
-    if (this.pending === 0) this.finish();
-  }
-
-  private onEnd(): void {
-    if (this.framing?.kind === 'close' && !this.complete) return this.end();
-    if (!this.complete) this.fail(this.headed ? 'UPSTREAM_ERROR' : 'UPSTREAM_UNAVAILABLE', this.headed ? 'the body was cut short' : 'the connection closed before a response');
+    this.connection.socket.setTimeout(0);
+    if (this.pending === 0 && !this.reading) this.finish();
   }
 
   private finish(): void {
     if (this.settled) return;
     this.settle();
+    if (this.pool && !this.spent) this.pool.put(this.connection, this.keepAliveMs);
+    else this.connection.close();
     this.resolve();
   }
 
-  private fail(code: RelayFailure, message: string): void {
+  private fail(code: RelayFailure, message: string, stale = false): void {
     if (this.settled) return;
     this.settle();
-    this.reject(new RelayError(message, code, this.headed));
+    this.connection.close();
+    this.reject(new RelayError(message, code, this.headed, stale));
   }
 
   private settle(): void {
     this.settled = true;
     for (const timer of this.timers.splice(0)) clearTimeout(timer);
     this.request.signal?.removeEventListener('abort', this.onAbort);
-    this.socket?.destroy();
+    if (this.connection.exchange === this) this.connection.exchange = null;
   }
 }

@@ -14,13 +14,15 @@ import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { relay, RelayError, type RelayHead, type RelayRequest, type RelaySink } from '../../src/upstreams/relay.js';
+import { relay, RelayError, RelayPool, type RelayHead, type RelayRequest, type RelaySink } from '../../src/upstreams/relay.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
 interface Scripted {
   url: URL;
   /** Each request head received, as text. */
   requests: string[];
+  /** Connections accepted so far. */
+  connections(): number;
   /** Resolves when the n-th connection (from 1) has closed. */
   closed(n: number): Promise<void>;
   close(): Promise<void>;
@@ -31,8 +33,8 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-/** A TCP server that reads one request head per connection and hands the socket to `answer`. */
-async function scripted(answer: (socket: net.Socket, request: string) => void): Promise<Scripted> {
+/** A TCP server that hands the socket to `answer` with each request head it reads (`n`: the request's number on its connection, from 1). */
+async function scripted(answer: (socket: net.Socket, request: string, n: number) => void): Promise<Scripted> {
   const requests: string[] = [];
   const closes: Promise<void>[] = [];
   const sockets = new Set<net.Socket>();
@@ -42,14 +44,16 @@ async function scripted(answer: (socket: net.Socket, request: string) => void): 
     closes.push(once(socket, 'close').then(() => undefined));
     socket.on('error', () => {});
     let text = '';
-    const onData = (data: Buffer) => {
+    let n = 0;
+    socket.on('data', (data: Buffer) => {
       text += data.toString('latin1');
-      if (!text.includes('\r\n\r\n')) return;
-      socket.off('data', onData);
-      requests.push(text);
-      answer(socket, text);
-    };
-    socket.on('data', onData);
+      for (let end = text.indexOf('\r\n\r\n'); end !== -1; end = text.indexOf('\r\n\r\n')) {
+        const request = text.slice(0, end + 4);
+        text = text.slice(end + 4);
+        requests.push(request);
+        answer(socket, request, ++n);
+      }
+    });
     socket.on('close', () => sockets.delete(socket));
   });
   server.listen(0, '127.0.0.1');
@@ -58,6 +62,7 @@ async function scripted(answer: (socket: net.Socket, request: string) => void): 
   const scriptedServer: Scripted = {
     url: new URL(`http://127.0.0.1:${port}`),
     requests,
+    connections: () => closes.length,
     async closed(n) {
       while (closes.length < n) await new Promise((r) => setTimeout(r, 5));
       await closes[n - 1];
@@ -98,7 +103,7 @@ function slowSink(delayMs = 1): RelaySink & { body(): Buffer; writes: number } {
 }
 
 /** Relays `path` from `server` into `sink`; resolves with the head, or the RelayError. */
-async function run(server: Scripted | URL, sink: RelaySink | null, options: Partial<RelayRequest> = {}): Promise<{ head: RelayHead | null; error: RelayError | null }> {
+async function run(server: Scripted | URL, sink: RelaySink | null, options: Partial<RelayRequest> = {}, pool?: RelayPool): Promise<{ head: RelayHead | null; error: RelayError | null }> {
   let head: RelayHead | null = null;
   try {
     await relay({
@@ -112,7 +117,7 @@ async function run(server: Scripted | URL, sink: RelaySink | null, options: Part
         return sink;
       },
       ...options,
-    });
+    }, pool);
     return { head, error: null };
   } catch (error) {
     if (!(error instanceof RelayError)) throw error;
@@ -144,7 +149,7 @@ async function trickle(socket: net.Socket, bytes: Buffer): Promise<void> {
 }
 
 describe('relay: bodies', () => {
-  it('sends one GET with host, Connection: close and the headers, and relays a Content-Length body byte for byte into a slow sink', async () => {
+  it('sends one GET with the host and the headers, and relays a Content-Length body byte for byte into a slow sink', async () => {
     const body = randomBytes(3 * 1024 * 1024 + 17);
     const server = await scripted((socket) => socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\nContent-Type: application/zip\r\nContent-Length: ${body.length}\r\nX-Seen: a\r\nx-seen: b\r\n\r\n`), body])));
     const sink = slowSink();
@@ -156,7 +161,6 @@ describe('relay: bodies', () => {
     expect(request?.split('\r\n')).toEqual([
       'GET /api/v4/projects/a%2Fb/jobs/1/artifacts?job=build HTTP/1.1',
       `host: ${server.url.host}`,
-      'connection: close',
       'private-token: secret-token',
       '',
       '',
@@ -283,6 +287,77 @@ describe('relay: failures', () => {
     const result = await run(server, sink, { signal: abort.signal });
     expect(result.error?.afterHead).toBe(true);
     await server.closed(1);
+  });
+});
+
+describe('relay: kept-alive connections', () => {
+  const answer = (body: string, headers = '') => `HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\n${headers}\r\n${body}`;
+
+  it('sends the next download on the same connection once the last one was read whole', async () => {
+    const server = await scripted((socket, _request, n) => socket.write(answer(`body ${n}`)));
+    const pool = new RelayPool(4);
+    try {
+      for (const expected of ['body 1', 'body 2', 'body 3']) {
+        const sink = slowSink();
+        expect((await run(server, sink, {}, pool)).error).toBeNull();
+        expect(sink.body().toString()).toBe(expected);
+      }
+      expect(server.connections()).toBe(1);
+      expect(server.requests).toHaveLength(3);
+    } finally {
+      pool.close();
+    }
+  });
+
+  it('resends on a new connection when the upstream drops the idle one as the request goes out', async () => {
+    // The race every keep-alive client meets: the upstream's idle timeout ends the connection just as it is used again.
+    const server = await scripted((socket, _request, n) => (n === 1 ? socket.write(answer('first')) : socket.end()));
+    const pool = new RelayPool(4);
+    try {
+      expect((await run(server, slowSink(), {}, pool)).error).toBeNull();
+      const sink = slowSink();
+      expect((await run(server, sink, {}, pool)).error).toBeNull();
+      expect(sink.body().toString()).toBe('first');
+      expect(server.connections()).toBe(2);
+      expect(server.requests).toHaveLength(3);
+    } finally {
+      pool.close();
+    }
+  });
+
+  it('opens a new connection after Connection: close, a Keep-Alive of one second, a HEAD, or bytes past the body', async () => {
+    for (const [headers, trailing, sink] of [
+      ['Connection: close\r\n', '', slowSink()],
+      ['Keep-Alive: timeout=1\r\n', '', slowSink()],
+      ['', '', null],
+      ['', 'HTTP/1.1 200 OK\r\n', slowSink()],
+    ] as const) {
+      const server = await scripted((socket) => socket.write(answer('hello', headers) + trailing));
+      const pool = new RelayPool(4);
+      try {
+        expect((await run(server, sink, {}, pool)).error).toBeNull();
+        await server.closed(1);
+        expect((await run(server, slowSink(), {}, pool)).error).toBeNull();
+        expect(server.connections()).toBe(2);
+      } finally {
+        pool.close();
+      }
+    }
+  });
+
+  it('closes an idle connection that the upstream writes to unasked', async () => {
+    const server = await scripted((socket) => {
+      socket.write(answer('hello'));
+      setTimeout(() => socket.write('HTTP/1.1 200 OK\r\n\r\n'), 20);
+    });
+    const pool = new RelayPool(4);
+    try {
+      expect((await run(server, slowSink(), {}, pool)).error).toBeNull();
+      await server.closed(1);
+      expect(pool.take()).toBeUndefined();
+    } finally {
+      pool.close();
+    }
   });
 });
 
