@@ -79,7 +79,7 @@ function plain(origin: string): void {
 /**
  * Child: the bare relay. Each connection gets its own upstream connection;
  * the caller's bytes go up as they are, the answer's come back through two
- * 256 KiB buffers that take turns (what the gateway's relay does, minus
+ * 1 MiB buffers that take turns (what the gateway's relay does, minus
  * reading HTTP), so its cost is the kernel's: two copies and a loopback send.
  */
 function floor(origin: string): void {
@@ -92,7 +92,7 @@ function floor(origin: string): void {
       host: hostname,
       port: Number(port),
       onread: {
-        buffer: () => free.pop() ?? Buffer.allocUnsafe(256 * 1024),
+        buffer: () => free.pop() ?? Buffer.allocUnsafe(1024 * 1024),
         callback: (bytes, buffer) => {
           const owner = buffer as Buffer;
           busy.add(owner);
