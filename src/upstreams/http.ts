@@ -141,6 +141,9 @@ export interface StreamResponse {
   body: Dispatcher.ResponseData['body'];
 }
 
+/** A GET of a binary resource: what it accepts, and the caller's Range if any. */
+export type BinaryRequest = UpstreamRequest & { accept?: string; range?: string };
+
 /** A whole response body read as text, whatever the status (see HttpClient.text). */
 export interface TextResponse {
   status: number;
@@ -355,28 +358,17 @@ export class HttpClient {
    * The breaker applies; retries do not (the caller may have sent a Range),
    * and the concurrency slot is held until the headers arrive.
    */
-  async stream(request: UpstreamRequest & { accept?: string; range?: string }): Promise<StreamResponse> {
-    const path = `${this.basePath}/${encodePath(request.path)}`;
-    const info: UpstreamInfo = { name: this.name, status: null, method: request.method, path };
-    const headers: Record<string, string> = { accept: request.accept ?? '*/*', ...request.headers };
-    if (request.range) headers.range = request.range;
-    this.enterBreaker(info);
-    const headersDeadline = deadline(this.policy.deadlineMs, request.signal);
+  async stream(request: BinaryRequest): Promise<StreamResponse> {
+    const { path, info, headers, release } = await this.binaryCall(request);
     try {
-      const slot = this.slot(headersDeadline.signal, info);
-      const release = typeof slot === 'function' ? slot : await slot;
-      try {
-        const response = await this.send(request, path, headers, request.signal, info);
-        this.judge(response.statusCode);
-        return { status: response.statusCode, headers: flattenHeaders(response.headers), body: response.body };
-      } catch (error) {
-        this.judgeError(error, request.signal);
-        throw error;
-      } finally {
-        release();
-      }
+      const response = await this.send(request, path, headers, request.signal, info);
+      this.judge(response.statusCode);
+      return { status: response.statusCode, headers: flattenHeaders(response.headers), body: response.body };
+    } catch (error) {
+      this.judgeError(error, request.signal);
+      throw error;
     } finally {
-      headersDeadline.dispose();
+      release();
     }
   }
 
@@ -387,20 +379,10 @@ export class HttpClient {
    * Resolves once the whole body has been sent on; an UpstreamError after
    * `onHead` ran means the sink got part of the body only.
    */
-  async relay(request: UpstreamRequest & { accept?: string; range?: string }, onHead: (head: RelayHead) => RelaySink | null): Promise<void> {
-    const path = `${this.basePath}/${encodePath(request.path)}`;
-    const info: UpstreamInfo = { name: this.name, status: null, method: 'GET', path };
-    const headers: Record<string, string> = { accept: request.accept ?? '*/*', ...request.headers };
-    if (request.range) headers.range = request.range;
-    this.enterBreaker(info);
-    const headersDeadline = deadline(this.policy.deadlineMs, request.signal);
-    let release: (() => void) | null;
-    try {
-      const slot = this.slot(headersDeadline.signal, info);
-      release = typeof slot === 'function' ? slot : await slot;
-    } finally {
-      headersDeadline.dispose();
-    }
+  async relay(request: BinaryRequest, onHead: (head: RelayHead) => RelaySink | null): Promise<void> {
+    const call = await this.binaryCall(request);
+    const { path, info, headers } = call;
+    let release: (() => void) | null = call.release;
     this.calls++;
     const started = performance.now();
     try {
@@ -431,6 +413,22 @@ export class HttpClient {
       throw failure;
     } finally {
       release?.();
+    }
+  }
+
+  /** The start of a binary call (stream, relay): its path, headers and error info, past the breaker and holding a slot, waited for within the deadline. */
+  private async binaryCall(request: BinaryRequest): Promise<{ path: string; info: UpstreamInfo; headers: Record<string, string>; release: () => void }> {
+    const path = `${this.basePath}/${encodePath(request.path)}`;
+    const info: UpstreamInfo = { name: this.name, status: null, method: request.method, path };
+    const headers: Record<string, string> = { accept: request.accept ?? '*/*', ...request.headers };
+    if (request.range) headers.range = request.range;
+    this.enterBreaker(info);
+    const slotDeadline = deadline(this.policy.deadlineMs, request.signal);
+    try {
+      const slot = this.slot(slotDeadline.signal, info);
+      return { path, info, headers, release: typeof slot === 'function' ? slot : await slot };
+    } finally {
+      slotDeadline.dispose();
     }
   }
 

@@ -264,6 +264,7 @@ class Exchange {
   /** Inside onRead: the end of the body waits for it, to see whether bytes came after. */
   private reading = false;
   private readonly timers: NodeJS.Timeout[] = [];
+  private connectTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly request: RelayRequest,
@@ -285,14 +286,13 @@ class Exchange {
     if (signal?.aborted) return this.fail('UPSTREAM_UNAVAILABLE', 'the call was aborted');
     signal?.addEventListener('abort', this.onAbort, { once: true });
     this.connection.exchange = this;
-    if (!this.connection.connected) this.timer(this.request.connectTimeoutMs, 'UPSTREAM_TIMEOUT', 'the connection was not made in time');
+    if (!this.connection.connected) this.connectTimer = this.timer(this.request.connectTimeoutMs, 'UPSTREAM_TIMEOUT', 'the connection was not made in time');
     this.timer(this.request.headersTimeoutMs, 'UPSTREAM_TIMEOUT', 'the response head did not come in time');
     this.connection.socket.write(text);
   }
 
   onConnect(): void {
-    // The connect timer is the first one, when there is one; the head timer goes on.
-    if (this.timers.length === 2) clearTimeout(this.timers.shift());
+    if (this.connectTimer) clearTimeout(this.connectTimer);
   }
 
   /** An error, an end or a close of the socket (`message` null for a clean end). */
@@ -311,8 +311,10 @@ class Exchange {
     this.fail('UPSTREAM_TIMEOUT', 'the body stalled');
   }
 
-  private timer(ms: number, code: RelayFailure, message: string): void {
-    this.timers.push(setTimeout(() => this.fail(code, message), ms));
+  private timer(ms: number, code: RelayFailure, message: string): NodeJS.Timeout {
+    const timer = setTimeout(() => this.fail(code, message), ms);
+    this.timers.push(timer);
+    return timer;
   }
 
   private readonly onAbort = (): void => this.fail('UPSTREAM_UNAVAILABLE', 'the call was aborted');
