@@ -443,6 +443,22 @@ describe('GitLab download route over failing upstreams', () => {
     await expect(response.arrayBuffer()).rejects.toThrow();
   });
 
+  it('counts GitLab\'s 503s against the breaker, which then refuses downloads without calling it', async () => {
+    const server = await scripted((socket) => socket.write('HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: 4\r\n\r\nbusy'));
+    const get = await appFor(server.url, { BREAKER_THRESHOLD: '2' });
+    for (let i = 0; i < 2; i++) {
+      const busy = await get();
+      expect(busy.status).toBe(503);
+      expect(await busy.text()).toBe('busy');
+    }
+    const refused = await get();
+    expect(refused.status).toBe(502);
+    const body = (await refused.json()) as { errors: { message: string; extensions: { code: string } }[] };
+    expect(body.errors[0]?.extensions.code).toBe('UPSTREAM_UNAVAILABLE');
+    expect(body.errors[0]?.message).toMatch(/calls are paused/);
+    expect(server.requests).toHaveLength(2);
+  });
+
   it('passes GitLab\'s redirect to object storage on to the caller, without following it', async () => {
     const signed = 'https://objects.example.invalid/artifacts/1007.zip?X-Amz-Signature=abc';
     const server = await scripted((socket) => socket.end(`HTTP/1.1 302 Found\r\nLocation: ${signed}\r\nContent-Length: 0\r\n\r\n`));
