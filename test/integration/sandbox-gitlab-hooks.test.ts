@@ -60,7 +60,7 @@ describe('project hooks', () => {
   });
 
   it("matches GitLab's project_hook.json", async () => {
-    const schemaDir = new URL('../../../shared/reference/gitlab/schemas/public_api/v4/', import.meta.url);
+    const schemaDir = new URL('../fixtures/gitlab-schemas/public_api/v4/', import.meta.url);
     type AjvClass = typeof AjvModule.default;
     const Ajv = ((AjvModule as unknown as { default?: AjvClass }).default ?? AjvModule) as AjvClass;
     type AddFormats = typeof addFormatsModule.default;

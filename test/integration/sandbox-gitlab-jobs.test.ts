@@ -137,7 +137,7 @@ describe('job lists', () => {
 });
 
 describe('the job record', () => {
-  const schemaDir = new URL('../../../shared/reference/gitlab/schemas/public_api/v4/', import.meta.url);
+  const schemaDir = new URL('../fixtures/gitlab-schemas/public_api/v4/', import.meta.url);
   const readSchema = (name: string): Json => JSON.parse(readFileSync(fileURLToPath(new URL(name, schemaDir)), 'utf8')) as Json;
   type AjvClass = typeof AjvModule.default;
   const Ajv = ((AjvModule as unknown as { default?: AjvClass }).default ?? AjvModule) as AjvClass;

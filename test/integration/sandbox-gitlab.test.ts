@@ -682,7 +682,7 @@ describe('sandbox GitLab faults, latency and recording', () => {
 
 describe("sandbox GitLab responses against GitLab's JSON Schemas", () => {
   // reference/ is a sibling of the repository: /work/shared next to /work/main.
-  const schemaDir = new URL('../../../shared/reference/gitlab/schemas/', import.meta.url);
+  const schemaDir = new URL('../fixtures/gitlab-schemas/', import.meta.url);
   const readSchema = (name: string): Json => JSON.parse(readFileSync(fileURLToPath(new URL(name, schemaDir)), 'utf8')) as Json;
 
   // ajv and ajv-formats are CommonJS with `exports.default`; under ESM the default import is the module object.

@@ -4,7 +4,7 @@ import { DEMO_ACCOUNTS, startHubzillaSandbox, type HubzillaSandbox } from '../..
 import { BIG_FILE_SIZE, COLON_ACCOUNT, OAUTH_CLIENT, seedFacts } from '../../src/sandbox/hubzilla/seed.js';
 import { makePng } from '../../src/sandbox/hubzilla/images.js';
 
-const CAPTURES = new URL('../../../shared/reference/hubzilla-captures/', import.meta.url);
+const CAPTURES = new URL('../fixtures/hubzilla-captures/', import.meta.url);
 const facts = seedFacts();
 
 function basic(user: string, password: string): string {

@@ -1,5 +1,5 @@
 /**
- * Every capture of the real Hubzilla 8.8.7 (../shared/reference/hubzilla-captures)
+ * Every capture of the real Hubzilla 8.8.7 (test/fixtures/hubzilla-captures)
  * fed through the client's failure mapping and normalisation: each body must
  * map to the right result or error. A capture without an expectation fails.
  */
@@ -10,7 +10,7 @@ import { EMPTY, HubzillaClient, ItemUpdateRefused, parseAnswer } from '../../src
 import { stripSecrets } from '../../src/upstreams/hubzilla/normalise.js';
 import type { HttpClient, TextResponse } from '../../src/upstreams/http.js';
 
-const DIR = new URL('../../../shared/reference/hubzilla-captures/', import.meta.url);
+const DIR = new URL('../fixtures/hubzilla-captures/', import.meta.url);
 
 interface Capture {
   status: number;
