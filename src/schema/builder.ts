@@ -19,6 +19,7 @@ export const builder = new SchemaBuilder<{
     DateTime: { Input: Date; Output: string | Date };
     File: { Input: File; Output: never };
     JSON: { Input: unknown; Output: unknown };
+    SafeInt: { Input: number; Output: number };
     ID: { Input: string; Output: string | number };
   };
   Connection: { totalCount: number | null };

@@ -30,3 +30,23 @@ export function localIdOf(globalId: string, typename: string): string | null {
     throw error;
   }
 }
+
+/**
+ * A REST id written in decimal, as a number; null for anything else, and for a
+ * number past 2^53-1 that JavaScript could not hold exactly. GitLab's job ids
+ * are past 2^31, so nothing here assumes 32 bits.
+ */
+export function restIdOf(text: string): number | null {
+  if (!/^\d{1,16}$/.test(text)) return null;
+  const id = Number(text);
+  return Number.isSafeInteger(id) ? id : null;
+}
+
+/** `"<projectId>/<id>"`, the local id of jobs and hooks, as two REST ids; null for anything else. */
+export function restIdPairOf(text: string): [number, number] | null {
+  const slash = text.indexOf('/');
+  if (slash < 0) return null;
+  const first = restIdOf(text.slice(0, slash));
+  const second = restIdOf(text.slice(slash + 1));
+  return first === null || second === null ? null : [first, second];
+}

@@ -1,5 +1,6 @@
 /** Scalars shared by both upstreams. */
-import { GraphQLError } from 'graphql';
+import { GraphQLError, GraphQLScalarType } from 'graphql';
+import { GraphQLSafeInt } from 'graphql-scalars';
 import { builder } from './builder.js';
 
 const CANONICAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -32,3 +33,12 @@ builder.scalarType('File', {
     throw new GraphQLError('Expected a file sent with the GraphQL multipart request spec.');
   },
 });
+
+// GitLab job ids passed 2^31 in 2022: every REST id and byte count is a SafeInt, never a 32-bit Int.
+builder.addScalarType(
+  'SafeInt',
+  new GraphQLScalarType({
+    ...GraphQLSafeInt.toConfig(),
+    description: 'A whole number from -(2^53-1) to 2^53-1, exact in JSON and JavaScript: REST ids (GitLab job ids are past 2^31) and byte counts.',
+  }),
+);

@@ -8,6 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { InputError, UpstreamError } from '../errors.js';
 import { GITLAB_DOWNLOAD_PREFIX } from '../schema/gitlab/download-paths.js';
+import { restIdOf } from '../schema/global-id.js';
 import { GitlabClient } from '../upstreams/gitlab/client.js';
 import type { HttpClient } from '../upstreams/http.js';
 import { gitlabCredentials } from './credentials.js';
@@ -38,7 +39,7 @@ function matches(route: readonly string[], segments: readonly string[]): boolean
     const segment = segments[i];
     if (part === '*') return segments.length > i && segments.slice(i).every((s) => s.length > 0);
     if (segment === undefined) return false;
-    if (part === ':n' && !/^\d{1,15}$/.test(segment)) return false;
+    if (part === ':n' && restIdOf(segment) === null) return false;
     if (part === ':s' && segment.length === 0) return false;
     if (part !== ':n' && part !== ':s' && part !== segment) return false;
   }

@@ -31,10 +31,24 @@ async function breakingChanges(before: GraphQLSchema, after: GraphQLSchema): Pro
   return breaking;
 }
 
+/**
+ * Breaking changes made on purpose since the last release:
+ * - REST ids and byte counts went from Int (32 bits) and Float to SafeInt:
+ *   GitLab's job ids are past 2^31, where Int failed every job of gitlab.com.
+ *   Numbers in JSON are unchanged.
+ * - Job list filters take JobScope, which lacks STARTED: GitLab 17/18 answers
+ *   400 to it as a scope.
+ */
+const ACCEPTED_BREAKING = [
+  /changed (?:type )?from '(?:Int|Float)(!?)' to 'SafeInt\1'/,
+  /^(?:Project\.jobs|Project\.pipelineJobs|Pipeline\.jobs)\.statuses: .* changed from '\[JobStatus!\]' to '\[JobScope!\]'/,
+];
+
 describe('schema changes since the last release', () => {
-  it('has no breaking change against schema/released.graphql', async () => {
+  it('has no breaking change against schema/released.graphql but those made on purpose', async () => {
     // Both sides built the same way, from their printed SDL, so only the schema's own changes show.
-    expect(await breakingChanges(fromSdl(releasedSdl), fromSdl(printSchemaSdl()))).toEqual([]);
+    const breaking = await breakingChanges(fromSdl(releasedSdl), fromSdl(printSchemaSdl()));
+    expect(breaking.filter((change) => !ACCEPTED_BREAKING.some((accepted) => accepted.test(change)))).toEqual([]);
   });
 
   it('lists a removed field and a newly required argument as breaking', async () => {

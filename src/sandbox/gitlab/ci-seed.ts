@@ -138,6 +138,15 @@ export function seedCi(store: GitlabStore, now: number, options: CiSeedOptions):
         { id: 4002, name: 'pytest', stage: 1, status: 'failed', failureReason: 'runner_system_failure' },
       ],
     },
+    {
+      // gitlab.com's ids are past 2^31 (jobs since 2022): this pipeline's, and every id handed out after it, are too.
+      id: 4_100_000_001, iid: 1, projectId: ADMIN_SCRIPTS_ID, ref: 'main', userId: 1, message: 'Rotate the backups\n', createdAt: t('2022-10-02T00:00:00.000Z'),
+      stages: ['test'],
+      jobs: [
+        { id: 4_294_967_296, name: 'shellcheck', stage: 0, status: 'success' },
+        { id: 4_294_967_297, name: 'backup-dry-run', stage: 0, status: 'success', artifacts: true },
+      ],
+    },
   ];
 
   for (const seed of pipelines) addPipeline(store, seed, now, options);
@@ -153,9 +162,12 @@ export function seedCi(store: GitlabStore, now: number, options: CiSeedOptions):
   store.reserveId('push_rule', 1);
 }
 
+/** root/admin-scripts: a project id past 2^32, as gitlab.com's are. */
+export const ADMIN_SCRIPTS_ID = 4_000_000_013;
+
 /** First id of the generated bulk pipelines and of their jobs (seedBulkCi). */
-export const BULK_PIPELINE_FIRST_ID = 100_001;
-export const BULK_JOB_FIRST_ID = 100_001;
+export const BULK_PIPELINE_FIRST_ID = 4_200_000_001;
+export const BULK_JOB_FIRST_ID = 6_747_393_391;
 const BULK_STAGES = ['build', 'test', 'deploy'];
 
 /**
@@ -163,7 +175,8 @@ const BULK_STAGES = ['build', 'test', 'deploy'];
  * pipelines on main of `perPipeline` jobs each (the last one may hold fewer)
  * until the project has `jobCount` more jobs. Jobs cycle through the stages
  * build, test, deploy; every tenth job failed (script_failure), the rest
- * succeeded. Pipeline and job ids count up from 100,001 in project order.
+ * succeeded. Pipeline ids count up from 4,200,000,001 and job ids from 6,747,393,391 (a
+ * real gitlab.com job id), in project order.
  */
 export function seedBulkCi(
   store: GitlabStore,
@@ -342,12 +355,14 @@ function seedHooks(store: GitlabStore): void {
     token: 'seeded-hook-secret', createdAt: t('2024-01-15T09:00:00.000Z'),
     events: hookEvents(['push_events', 'tag_push_events', 'merge_requests_events']),
     pushEventsBranchFilter: 'main', branchFilterStrategy: 'wildcard', enableSslVerification: true, customWebhookTemplate: null,
+    customHeaders: new Map([['X-Chat-Channel', 'seeded-header-secret']]), urlVariables: new Map(),
   });
   store.hooks.set(2, {
     id: 2, projectId: 7, url: 'http://hooks.sandbox.test/playground', name: '', description: '',
     token: null, createdAt: t('2023-11-01T08:00:00.000Z'),
     events: hookEvents(['issues_events', 'wiki_page_events']),
     pushEventsBranchFilter: '', branchFilterStrategy: 'all_branches', enableSslVerification: false, customWebhookTemplate: null,
+    customHeaders: new Map(), urlVariables: new Map(),
   });
   store.reserveId('hook', 2);
 }

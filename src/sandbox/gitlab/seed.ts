@@ -31,16 +31,16 @@
  *   10 alice/secret-notes       private   Ruby; demo cannot see it (404)                                                 -/50/-
  *   11 alice/recipes            public    Python; CC0-1.0; starred by demo                                               -/50/-
  *   12 bob/rust-experiments     internal  Rust, Shell; issues and merge requests disabled                               -/-/50
- *   13 root/admin-scripts       private   Shell; only root (admin) sees it                                               -/-/-
+ * 4000000013 root/admin-scripts private   Shell; only root (admin) sees it                                               -/-/-
  *   14..33 forks of platform/core, fork i (1..20) has id 13+i, path core-fork-i, name "Core Fork i",
  *          namespace by i % 5: 1 demo, 2 alice, 3 bob, 4 root, 0 demo-group; all public except
  *          fork 17 (id 30, alice/core-fork-17) private and fork 18 (id 31, bob/core-fork-18) internal.
  *          Anonymous sees 18 forks, demo and bob 19, alice and root 20.
- *   bulk: ids 1001.. in group `bulk`, public, path bulk-project-N, created before every seeded project.
+ *   bulk: ids 4000001001.. in group `bulk`, public, path bulk-project-N, created before every seeded project.
  *   bulk forks (only with `bulkForks: { count, parents }`, which needs bulkPublicProjects >= parents):
- *          ids 100001.., path bulk-fork-N, name "Bulk Fork N", public, in the personal namespaces
+ *          ids 4000100001.., path bulk-fork-N, name "Bulk Fork N", public, in the personal namespaces
  *          demo, alice, bob, root in turn (so each has an owner), fork N of bulk project
- *          1001 + (N - 1) % parents: many forks share a few parents.
+ *          4000001001 + (N - 1) % parents: many forks share a few parents.
  *
  * Demo's starred projects: 1, 5, 11. Root (admin) sees everything but is a member of nothing
  * except its own namespace and the bulk group. Every project has statistics; timestamps are fixed.
@@ -75,13 +75,16 @@
  *                       (archive), 4002 pytest failed runner_system_failure.
  *   demo (Developer of platform/core) runs no finished job there, so demo cannot erase any of them;
  *   a job demo retries or plays becomes demo's, and demo may erase it once it has finished.
+ *   root/admin-scripts (4000000013): 4100000001 main success, 4294967296 shellcheck and
+ *                       4294967297 backup-dry-run (archive), both success, run by root: ids past 2^32.
  *   Finished jobs have traces; created, pending, manual and skipped ones have none. New ids (retry)
- *   continue after 4002; new pipelines after 401.
+ *   continue after 4294967297; new pipelines after 4100000001 (or after the bulk ones).
  *   BULK CI (only with `bulkJobs: { perProject, perPipeline, seeded }`, ci-seed.ts seedBulkCi):
  *     every bulk project gets `perProject` finished jobs on main (run by root), and each seeded project
  *     id in `seeded` that many more (run by alice), in pipelines of `perPipeline` (default 5) jobs;
  *     stages build, test, deploy in turn; every tenth job failed (script_failure), the rest succeeded.
- *     Pipeline and job ids count up from 100001, so they list before the seeded ones (newest first).
+ *     Pipeline ids count up from 4200000001 and job ids from 6747393391, so they list before the
+ *     seeded ones (newest first).
  * JOB TOKEN: sandbox-ci-job-token-1013 (job 1013, user alice), as JOB-TOKEN header or ?job_token=,
  *   on artifact downloads only. GitLab revokes a job token when its job ends; the sandbox keeps this
  *   one valid so tests do not race the clock.
@@ -93,7 +96,7 @@
  *   prevent_secrets); no other project has one.
  */
 import { createHash } from 'node:crypto';
-import { seedBulkCi, seedCi } from './ci-seed.js';
+import { ADMIN_SCRIPTS_ID, seedBulkCi, seedCi } from './ci-seed.js';
 import { ACCESS, GitlabStore, type ProjectFeatures, type SandboxProject, type SandboxUser, type Visibility } from './store.js';
 
 /** A demo account of the sandbox and its personal access token. */
@@ -118,9 +121,9 @@ export const FORK_PARENT_ID = 1;
 /** Number of forks of platform/core. */
 export const FORK_COUNT = 20;
 /** First id of the generated bulk projects. */
-export const BULK_FIRST_ID = 1001;
+export const BULK_FIRST_ID = 4_000_001_001;
 /** First id of the generated bulk forks. */
-export const BULK_FORK_FIRST_ID = 100_001;
+export const BULK_FORK_FIRST_ID = 4_000_100_001;
 
 const t = (iso: string): number => Date.parse(iso);
 const DAY = 86_400_000;
@@ -361,7 +364,7 @@ export function seedStore(options: SeedOptions = {}): GitlabStore {
       description: 'Trying out Rust.', topics: ['rust'], features: { issues: false, mergeRequests: false }, languages: { Rust: 97.3, Shell: 2.7 },
     },
     {
-      id: 13, name: 'Admin Scripts', path: 'admin-scripts', namespaceId: 1, visibility: 'private', creatorId: 1,
+      id: ADMIN_SCRIPTS_ID, name: 'Admin Scripts', path: 'admin-scripts', namespaceId: 1, visibility: 'private', creatorId: 1,
       createdAt: '2022-10-01T00:00:00.000Z', updatedAt: '2022-10-02T00:00:00.000Z', lastActivityAt: '2022-10-03T00:00:00.000Z',
       description: 'Maintenance scripts.', languages: { Shell: 100 },
     },

@@ -6,12 +6,12 @@
  * resolvers only read arguments and hand over the caller's credentials.
  */
 import { createGraphQLError } from 'graphql-yoga';
-import { InputError } from '../../errors.js';
+import { InputError, UpstreamError } from '../../errors.js';
 import type { HookRecord } from '../../upstreams/gitlab/records.js';
 import { isAnonymous } from '../../subscriptions/scope.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
-import { decodeGlobalId } from '../global-id.js';
+import { decodeGlobalId, restIdOf } from '../global-id.js';
 import { runMutation, UserError, type UserErrorShape } from '../user-error.js';
 import { ProjectHook } from './hook.js';
 import { Job, JobStatus, parseJobId } from './job.js';
@@ -27,13 +27,20 @@ function subscriber(ctx: Context) {
   return { credentials: ctx.live.credentials, client: ctx.gitlab.client, signal: ctx.live.signal };
 }
 
-function numericProjectId(id: string): number {
-  return Number(projectIdFromArg(id));
+/** The numeric id of the project a subscription names by id, full path or global id; a path costs one lookup. */
+async function numericProjectId(ctx: Context, id: string): Promise<number> {
+  const key = projectIdFromArg(id, 'projectId');
+  const numeric = restIdOf(key);
+  if (numeric !== null) return numeric;
+  const project = await ctx.gitlab.loaders.project(key);
+  if (!project) throw new UpstreamError(`Project ${key.slice(0, 80)} was not found.`, 'NOT_FOUND', { name: 'gitlab', status: 404, method: 'GET', path: '/api/v4/projects/:id' });
+  return project.id;
 }
 
 /** A job argument: a Job global id (of the same project) or a numeric id. */
 function jobIdFromArg(id: string, projectId: number): number {
-  if (/^\d{1,15}$/.test(id)) return Number(id);
+  const plain = restIdOf(id);
+  if (plain !== null) return plain;
   const decoded = decodeGlobalId(id);
   if (decoded.typename !== 'Job') throw new InputError(`"${id.slice(0, 80)}" is not a Job id.`, ['jobId']);
   const [jobProject, jobId] = parseJobId(decoded.id);
@@ -47,19 +54,21 @@ builder.subscriptionFields((t) => ({
     description:
       'Triggered when a CI job of the project changes status. Emits the current state first (the job; else the pipeline\'s jobs; else the project\'s 100 newest jobs; oldest first), then the job on every status change. Fed by GitLab job and pipeline webhooks where they reach the gateway, else by one shared poller per project and credentials.',
     args: {
-      projectId: t.arg.id({ required: true, description: 'Global id or numeric id of the project.' }),
+      projectId: t.arg.id({ required: true, description: 'Numeric id, full path (e.g. `demo/playground`) or global id of the project.' }),
       jobId: t.arg.id({ description: 'Watches only this job: its global id or numeric id.' }),
       pipelineId: t.arg.id({ description: 'Watches only the jobs of this pipeline (numeric id).' }),
       statuses: t.arg({ type: [JobStatus], description: 'Emits only jobs in these statuses.' }),
     },
-    subscribe: (_root, args, ctx) => {
-      const projectId = numericProjectId(String(args.projectId));
-      const pipelineId = args.pipelineId === null || args.pipelineId === undefined ? null : String(args.pipelineId);
-      if (pipelineId !== null && !/^\d{1,15}$/.test(pipelineId)) throw new InputError(`"${pipelineId.slice(0, 80)}" is not a pipeline id.`, ['pipelineId']);
-      return ctx.live.hub.watchJobs(subscriber(ctx), {
+    subscribe: async (_root, args, ctx) => {
+      const who = subscriber(ctx);
+      const projectId = await numericProjectId(ctx, String(args.projectId));
+      const given = args.pipelineId === null || args.pipelineId === undefined ? null : String(args.pipelineId);
+      const pipelineId = given === null ? null : restIdOf(given);
+      if (given !== null && pipelineId === null) throw new InputError(`"${given.slice(0, 80)}" is not a pipeline id.`, ['pipelineId']);
+      return ctx.live.hub.watchJobs(who, {
         projectId,
         jobId: args.jobId === null || args.jobId === undefined ? null : jobIdFromArg(String(args.jobId), projectId),
-        pipelineId: pipelineId === null ? null : Number(pipelineId),
+        pipelineId,
         statuses: args.statuses ?? null,
       });
     },
@@ -69,8 +78,11 @@ builder.subscriptionFields((t) => ({
     type: Project,
     description:
       'Triggered when the import status of a project (a fork being created) changes. Emits the project now, then on every change of `importStatus`; completes once it is final (`finished`, `failed`, `canceled` or `none`).',
-    args: { projectId: t.arg.id({ required: true, description: 'Global id or numeric id of the project (the new fork).' }) },
-    subscribe: (_root, args, ctx) => ctx.live.hub.watchImport(subscriber(ctx), numericProjectId(String(args.projectId))),
+    args: { projectId: t.arg.id({ required: true, description: 'Numeric id, full path or global id of the project (the new fork).' }) },
+    subscribe: async (_root, args, ctx) => {
+      const who = subscriber(ctx);
+      return ctx.live.hub.watchImport(who, await numericProjectId(ctx, String(args.projectId)));
+    },
     resolve: (project) => project,
   }),
 }));
@@ -107,7 +119,7 @@ builder.mutationField('jobStatusWebhookRegister', (t) =>
     resolve: async (_root, { input }, ctx) => {
       const url = ctx.live.receiver.url();
       if (url === null) return { hook: null, errors: [{ message: 'The gateway does not know its public URL: set PUBLIC_URL.', field: [], code: 'NOT_ALLOWED' as const }] };
-      const projectId = projectIdFromArg(String(input.projectId), true);
+      const projectId = projectIdFromArg(String(input.projectId), 'projectId');
       const params = { url, token: ctx.live.receiver.secret, job_events: true, pipeline_events: true, push_events: false, enable_ssl_verification: true };
       const { result, errors } = await runMutation(async () => {
         const existing = (await ctx.gitlab.client.listHooks(projectId, { page: 1, perPage: 100 })).items.find((hook) => hook.url === url);

@@ -30,7 +30,7 @@ export const ProjectPermissions = builder.objectRef<PermissionsRecord>('ProjectP
 export const SharedGroup = builder.objectRef<SharedGroupRecord>('SharedGroup').implement({
   description: 'A group the project is shared with.',
   fields: (t) => ({
-    groupId: t.int({ description: 'Numeric id of the group.', resolve: (g) => g.group_id }),
+    groupId: t.field({ type: 'SafeInt', description: 'Numeric id of the group.', resolve: (g) => g.group_id }),
     groupName: t.string({ description: 'Name of the group.', resolve: (g) => g.group_name }),
     groupFullPath: t.string({ description: 'Full path of the group.', resolve: (g) => g.group_full_path }),
     groupAccessLevel: t.int({ description: 'Numeric access level the group has to the project.', resolve: (g) => g.group_access_level }),
@@ -43,14 +43,14 @@ export const ProjectStatistics = builder.objectRef<StatisticsRecord>('ProjectSta
   description: 'Storage statistics of a project; sizes in bytes, as floats because they outgrow 32-bit integers.',
   fields: (t) => ({
     commitCount: t.int({ description: 'Number of commits in the repository.', resolve: (s) => s.commit_count }),
-    storageSize: t.float({ description: 'Total storage used by the project.', resolve: (s) => s.storage_size }),
-    repositorySize: t.float({ description: 'Size of the Git repository.', resolve: (s) => s.repository_size }),
-    lfsObjectsSize: t.float({ description: 'Size of the LFS objects.', resolve: (s) => s.lfs_objects_size }),
-    jobArtifactsSize: t.float({ description: 'Size of the CI job artifacts.', resolve: (s) => s.job_artifacts_size }),
-    wikiSize: t.float({ nullable: true, description: 'Size of the wiki repository.', resolve: (s) => s.wiki_size ?? null }),
-    packagesSize: t.float({ nullable: true, description: 'Size of the packages.', resolve: (s) => s.packages_size ?? null }),
-    snippetsSize: t.float({ nullable: true, description: 'Size of the snippets.', resolve: (s) => s.snippets_size ?? null }),
-    uploadsSize: t.float({ nullable: true, description: 'Size of the uploads.', resolve: (s) => s.uploads_size ?? null }),
+    storageSize: t.field({ type: 'SafeInt', description: 'Total storage used by the project.', resolve: (s) => s.storage_size }),
+    repositorySize: t.field({ type: 'SafeInt', description: 'Size of the Git repository.', resolve: (s) => s.repository_size }),
+    lfsObjectsSize: t.field({ type: 'SafeInt', description: 'Size of the LFS objects.', resolve: (s) => s.lfs_objects_size }),
+    jobArtifactsSize: t.field({ type: 'SafeInt', description: 'Size of the CI job artifacts.', resolve: (s) => s.job_artifacts_size }),
+    wikiSize: t.field({ type: 'SafeInt', nullable: true, description: 'Size of the wiki repository.', resolve: (s) => s.wiki_size ?? null }),
+    packagesSize: t.field({ type: 'SafeInt', nullable: true, description: 'Size of the packages.', resolve: (s) => s.packages_size ?? null }),
+    snippetsSize: t.field({ type: 'SafeInt', nullable: true, description: 'Size of the snippets.', resolve: (s) => s.snippets_size ?? null }),
+    uploadsSize: t.field({ type: 'SafeInt', nullable: true, description: 'Size of the uploads.', resolve: (s) => s.uploads_size ?? null }),
   }),
 });
 

@@ -53,7 +53,7 @@ const ProjectCreateInput = builder.inputType('ProjectCreateInput', {
 const ProjectCreateForUserInput = builder.inputType('ProjectCreateForUserInput', {
   description: 'A new project owned by another user (admins only).',
   fields: (t) => ({
-    userId: t.int({ required: true, description: 'Numeric id of the user who will own the project.' }),
+    userId: t.field({ type: 'SafeInt', required: true, description: 'Numeric id of the user who will own the project.' }),
     ...projectWriteFields(t, 'U', ['name']),
   }),
 });
@@ -97,7 +97,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: ProjectUpdateInput, required: true, description: 'The project and its changes.' }) },
     resolve: (_root, { input }, ctx) => {
       const { params, files } = toWriteParams(input, 'E');
-      return projectResult(() => ctx.gitlab.client.updateProject(projectIdFromArg(String(input.id), true), params, files));
+      return projectResult(() => ctx.gitlab.client.updateProject(projectIdFromArg(String(input.id)), params, files));
     },
   }),
   projectDelete: t.field({
@@ -122,7 +122,7 @@ builder.mutationFields((t) => ({
     },
     resolve: async (_root, { input }, ctx) => {
       const { errors } = await runMutation(() =>
-        ctx.gitlab.client.deleteProject(projectIdFromArg(String(input.id), true), input.ifUnmodifiedSince ?? undefined),
+        ctx.gitlab.client.deleteProject(projectIdFromArg(String(input.id)), input.ifUnmodifiedSince ?? undefined),
       );
       return { project: null, errors };
     },
@@ -144,7 +144,7 @@ for (const [name, archived] of [
         ? 'Archives a project, making it read-only (owners and admins; archiving an archived project changes nothing).'
         : 'Unarchives a project (owners and admins; unarchiving an active project changes nothing).',
       args: { input: t.arg({ type: ProjectIdInput(`${Name}Input`, `The project to ${archived ? 'archive' : 'unarchive'}.`), required: true, description: 'The project.' }) },
-      resolve: (_root, { input }, ctx) => projectResult(() => ctx.gitlab.client.setArchived(projectIdFromArg(String(input.id), true), archived)),
+      resolve: (_root, { input }, ctx) => projectResult(() => ctx.gitlab.client.setArchived(projectIdFromArg(String(input.id)), archived)),
     }),
   );
 }
@@ -174,7 +174,7 @@ for (const [name, starred] of [
       description: starred ? 'Stars a project for the caller; starring a starred project is not an error.' : 'Removes the caller\'s star; unstarring an unstarred project is not an error.',
       args: { input: t.arg({ type: ProjectIdInput(`${Name}Input`, 'The project.'), required: true, description: 'The project.' }) },
       resolve: async (_root, { input }, ctx) => {
-        const id = projectIdFromArg(String(input.id), true);
+        const id = projectIdFromArg(String(input.id));
         const { result, errors } = await runMutation(() => ctx.gitlab.client.setStarred(id, starred));
         if (!result) return { project: null, errors, changed: false };
         // GitLab's 304 has no body: the project is read when the payload asks for it.
@@ -190,7 +190,7 @@ const ProjectForkInput = builder.inputType('ProjectForkInput', {
   description: 'Where to fork a project to. Give the target namespace by id or by path.',
   fields: (t) => ({
     id: projectIdField(t),
-    namespaceId: t.int({ description: 'Numeric id of the namespace to fork into.' }),
+    namespaceId: t.field({ type: 'SafeInt', description: 'Numeric id of the namespace to fork into.' }),
     namespacePath: t.string({ description: 'Full path of the namespace to fork into.' }),
     path: t.string({ description: 'Path of the fork; defaults to the project\'s.' }),
     name: t.string({ description: 'Name of the fork; defaults to the project\'s.' }),
@@ -216,7 +216,7 @@ builder.mutationFields((t) => ({
         path: input.path ?? undefined,
         name: input.name ?? undefined,
       };
-      return projectResult(() => ctx.gitlab.client.forkProject(projectIdFromArg(String(input.id), true), params), {
+      return projectResult(() => ctx.gitlab.client.forkProject(projectIdFromArg(String(input.id)), params), {
         namespace: 'namespaceId',
       });
     },
@@ -239,8 +239,8 @@ builder.mutationFields((t) => ({
       }),
     },
     resolve: (_root, { input }, ctx) => {
-      const id = projectIdFromArg(String(input.id), true);
-      return projectAfter(ctx, id, () => ctx.gitlab.client.createForkRelation(id, projectIdFromArg(String(input.forkedFromId), true)), {
+      const id = projectIdFromArg(String(input.id));
+      return projectAfter(ctx, id, () => ctx.gitlab.client.createForkRelation(id, projectIdFromArg(String(input.forkedFromId), 'forkedFromId')), {
         forked_from_id: 'forkedFromId',
       });
     },
@@ -251,7 +251,7 @@ builder.mutationFields((t) => ({
     description: 'Removes a project\'s fork relation (owners and admins).',
     args: { input: t.arg({ type: ProjectIdInput('ProjectForkRelationDeleteInput', 'The fork.'), required: true, description: 'The fork.' }) },
     resolve: (_root, { input }, ctx) => {
-      const id = projectIdFromArg(String(input.id), true);
+      const id = projectIdFromArg(String(input.id));
       return projectAfter(ctx, id, () => ctx.gitlab.client.deleteForkRelation(id));
     },
   }),
@@ -270,7 +270,7 @@ builder.mutationFields((t) => ({
           description: 'The project, the group and the access it gets.',
           fields: (f) => ({
             id: projectIdField(f),
-            groupId: f.int({ required: true, description: 'Numeric id of the group.' }),
+            groupId: f.field({ type: 'SafeInt', required: true, description: 'Numeric id of the group.' }),
             groupAccess: f.field({ type: AccessLevel, required: true, description: 'Access level the group gets.' }),
             expiresAt: f.string({ description: 'Date the share expires, as YYYY-MM-DD.' }),
           }),
@@ -283,7 +283,7 @@ builder.mutationFields((t) => ({
       if (input.expiresAt && !/^\d{4}-\d{2}-\d{2}$/.test(input.expiresAt)) {
         return { project: null, errors: [inputError('expiresAt', 'expiresAt must be a date as YYYY-MM-DD.')] };
       }
-      const id = projectIdFromArg(String(input.id), true);
+      const id = projectIdFromArg(String(input.id));
       const params = { group_id: input.groupId, group_access: input.groupAccess, expires_at: input.expiresAt ?? undefined };
       return projectAfter(ctx, id, () => ctx.gitlab.client.shareProject(id, params));
     },
@@ -296,14 +296,14 @@ builder.mutationFields((t) => ({
       input: t.arg({
         type: builder.inputType('ProjectUnshareInput', {
           description: 'The project and the group.',
-          fields: (f) => ({ id: projectIdField(f), groupId: f.int({ required: true, description: 'Numeric id of the group.' }) }),
+          fields: (f) => ({ id: projectIdField(f), groupId: f.field({ type: 'SafeInt', required: true, description: 'Numeric id of the group.' }) }),
         }),
         required: true,
         description: 'The share to remove.',
       }),
     },
     resolve: (_root, { input }, ctx) => {
-      const id = projectIdFromArg(String(input.id), true);
+      const id = projectIdFromArg(String(input.id));
       return projectAfter(ctx, id, () => ctx.gitlab.client.unshareProject(id, input.groupId));
     },
   }),
@@ -326,7 +326,7 @@ builder.mutationFields((t) => ({
     },
     resolve: (_root, { input }, ctx) => {
       const namespace = /^\d+$/.test(input.namespace) ? Number(input.namespace) : input.namespace;
-      return projectResult(() => ctx.gitlab.client.transferProject(projectIdFromArg(String(input.id), true), namespace));
+      return projectResult(() => ctx.gitlab.client.transferProject(projectIdFromArg(String(input.id)), namespace));
     },
   }),
   projectHousekeeping: t.field({
@@ -335,7 +335,7 @@ builder.mutationFields((t) => ({
     description: 'Starts the housekeeping task of a project\'s repository.',
     args: { input: t.arg({ type: ProjectIdInput('ProjectHousekeepingInput', 'The project.'), required: true, description: 'The project.' }) },
     resolve: (_root, { input }, ctx) => {
-      const id = projectIdFromArg(String(input.id), true);
+      const id = projectIdFromArg(String(input.id));
       return projectAfter(ctx, id, () => ctx.gitlab.client.startHousekeeping(id));
     },
   }),
@@ -345,7 +345,7 @@ builder.mutationFields((t) => ({
     description: 'Starts pulling a mirrored project from its source (paid tier).',
     args: { input: t.arg({ type: ProjectIdInput('ProjectMirrorPullInput', 'The project.'), required: true, description: 'The project.' }) },
     resolve: (_root, { input }, ctx) => {
-      const id = projectIdFromArg(String(input.id), true);
+      const id = projectIdFromArg(String(input.id));
       return projectAfter(ctx, id, () => ctx.gitlab.client.startMirrorPull(id));
     },
   }),
@@ -391,7 +391,7 @@ builder.mutationField('projectUpload', (t) =>
     },
     resolve: async (_root, { input }, ctx) => {
       const { result, errors } = await runMutation(() =>
-        ctx.gitlab.client.uploadFile(projectIdFromArg(String(input.id), true), input.file, input.file.name || 'upload'),
+        ctx.gitlab.client.uploadFile(projectIdFromArg(String(input.id)), input.file, input.file.name || 'upload'),
       );
       return { upload: result, errors };
     },

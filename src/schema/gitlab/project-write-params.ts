@@ -8,7 +8,7 @@ import type { WriteParams } from '../../upstreams/gitlab/client.js';
 import { builder } from '../builder.js';
 import { MergeMethod, ProjectVisibility } from './project-enums.js';
 
-type ParamType = 'String' | 'Boolean' | 'Int' | 'StringList' | 'Visibility' | 'MergeMethod' | 'File';
+type ParamType = 'String' | 'Boolean' | 'Int' | 'SafeInt' | 'StringList' | 'Visibility' | 'MergeMethod' | 'File';
 
 interface WriteParam {
   /** GitLab's parameter name. */
@@ -21,7 +21,7 @@ interface WriteParam {
 const PARAMS: readonly WriteParam[] = [
   { name: 'name', type: 'String', forms: 'CUE', description: 'Name of the project; on create, defaults to the path.' },
   { name: 'path', type: 'String', forms: 'CUE', description: 'Path of the project; on create, generated from the name (lowercased, dashes) when absent.' },
-  { name: 'namespace_id', type: 'Int', forms: 'CU', description: 'Numeric id of the namespace to create the project in; defaults to the caller\'s.' },
+  { name: 'namespace_id', type: 'SafeInt', forms: 'CU', description: 'Numeric id of the namespace to create the project in; defaults to the caller\'s.' },
   { name: 'default_branch', type: 'String', forms: 'CE', description: 'Default branch (master when absent).' },
   { name: 'description', type: 'String', forms: 'CUE', description: 'Description of the project.' },
   { name: 'issues_enabled', type: 'Boolean', forms: 'CUE', description: 'Enables issues.' },
@@ -50,7 +50,7 @@ const PARAMS: readonly WriteParam[] = [
   { name: 'mirror', type: 'Boolean', forms: 'CUE', description: 'Enables pull mirroring (paid tier).' },
   { name: 'mirror_trigger_builds', type: 'Boolean', forms: 'CUE', description: 'Runs pipelines for mirror updates.' },
   { name: 'initialize_with_readme', type: 'Boolean', forms: 'C', description: 'Creates the repository with a README (false by default).' },
-  { name: 'mirror_user_id', type: 'Int', forms: 'E', description: 'Numeric id of the user mirror updates are made as.' },
+  { name: 'mirror_user_id', type: 'SafeInt', forms: 'E', description: 'Numeric id of the user mirror updates are made as.' },
   { name: 'only_mirror_protected_branches', type: 'Boolean', forms: 'E', description: 'Mirrors protected branches only.' },
   { name: 'mirror_overwrites_diverged_branches', type: 'Boolean', forms: 'E', description: 'Overwrites diverged branches when mirroring.' },
   { name: 'packages_enabled', type: 'Boolean', forms: 'E', description: 'Enables the package registry.' },
@@ -73,6 +73,7 @@ export function projectWriteFields(t: InputFieldBuilder, form: ProjectForm, requ
       String: 'String',
       Boolean: 'Boolean',
       Int: 'Int',
+      SafeInt: 'SafeInt',
       StringList: ['String'],
       Visibility: ProjectVisibility,
       MergeMethod: MergeMethod,

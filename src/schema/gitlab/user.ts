@@ -7,7 +7,7 @@ export const User = builder.objectRef<OwnerRecord>('User');
 User.implement({
   description: 'A GitLab user. Which fields are known depends on where the user appears: a project owner carries only id, name and creation time.',
   fields: (t) => ({
-    restId: t.int({ description: 'Numeric id of the user in the GitLab REST API.', resolve: (u) => u.id }),
+    restId: t.field({ type: 'SafeInt', description: 'Numeric id of the user in the GitLab REST API.', resolve: (u) => u.id }),
     name: t.string({ description: 'Display name of the user.', resolve: (u) => u.name }),
     username: t.string({ nullable: true, description: 'Username of the user.', resolve: (u) => u.username ?? null }),
     state: t.string({ nullable: true, description: 'State of the user account, e.g. `active` or `blocked`.', resolve: (u) => u.state ?? null }),

@@ -26,7 +26,7 @@ export const PhotoScale = builder.objectRef<PhotoRecord['scales'][number]>('Phot
     scale: t.int({ description: 'Scale number: 0 is the original, higher numbers are smaller.', resolve: (s) => s.imgscale }),
     width: t.int({ nullable: true, description: 'Width in pixels.', resolve: (s) => s.width }),
     height: t.int({ nullable: true, description: 'Height in pixels.', resolve: (s) => s.height }),
-    size: t.int({ nullable: true, description: 'Size in bytes.', resolve: (s) => s.filesize }),
+    size: t.field({ type: 'SafeInt', nullable: true, description: 'Size in bytes.', resolve: (s) => s.filesize }),
     url: t.string({ description: 'URL of this size on the hub.', resolve: (s) => s.src }),
   }),
 });

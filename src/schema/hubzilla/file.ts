@@ -37,11 +37,11 @@ builder.node(ChannelFile, {
     const list = (key: 'allow_cid' | 'allow_gid' | 'deny_cid' | 'deny_gid', description: string) =>
       t.stringList({ description, resolve: (f) => f.record[key] });
     return {
-      restId: t.int({ nullable: true, description: 'Numeric id of the file on the hub.', resolve: (f) => f.record.id }),
+      restId: t.field({ type: 'SafeInt', nullable: true, description: 'Numeric id of the file on the hub.', resolve: (f) => f.record.id }),
       hash: t.string({ description: 'Hash of the file (a UUID), its stable id.', resolve: (f) => f.record.hash }),
       filename: t.string({ description: 'Name of the file or folder.', resolve: (f) => f.record.filename }),
       contentType: t.string({ description: 'Media type of the file; `multipart/mixed` for a folder.', resolve: (f) => f.record.filetype }),
-      size: t.float({ description: 'Size of the file in bytes (0 for a folder).', resolve: (f) => f.record.filesize }),
+      size: t.field({ type: 'SafeInt', description: 'Size of the file in bytes (0 for a folder).', resolve: (f) => f.record.filesize }),
       revision: t.int({ nullable: true, description: 'Revision of the file.', resolve: (f) => f.record.revision }),
       displayPath: t.string({ description: 'Path of the file in the channel\'s storage, e.g. `Documents/notes.txt`.', resolve: (f) => f.record.display_path }),
       folderHash: t.string({ nullable: true, description: 'Hash of the folder holding the file; null at the root.', resolve: (f) => f.record.folder || null }),

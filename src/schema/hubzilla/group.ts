@@ -34,7 +34,7 @@ function xchanOf(record: ConnectionRecord['xchan'], hash: string, ctx: Context):
 export const ChannelConnection = builder.objectRef<ConnectionRecord>('ChannelConnection').implement({
   description: 'A connection of a channel: an entry of its address book (abook) with the connected identity.',
   fields: (t) => ({
-    restId: t.int({ description: 'Numeric id of the address-book entry (`abook_id`).', resolve: (c) => c.abook_id }),
+    restId: t.field({ type: 'SafeInt', description: 'Numeric id of the address-book entry (`abook_id`).', resolve: (c) => c.abook_id }),
     xchan: t.field({ type: Xchan, nullable: true, description: 'The connected identity.', resolve: (c, _args, ctx) => xchanOf(c.xchan, c.abook_xchan, ctx) }),
     closeness: t.int({ nullable: true, description: 'Closeness from 0 (closest) to 99.', resolve: (c) => c.abook_closeness }),
     createdAt: t.field({ type: 'DateTime', nullable: true, description: 'Time the connection was made.', resolve: (c) => c.abook_created }),
@@ -58,8 +58,8 @@ export const ChannelConnection = builder.objectRef<ConnectionRecord>('ChannelCon
 export const PrivacyGroupMember = builder.objectRef<MemberModel>('PrivacyGroupMember').implement({
   description: 'A member of a privacy group.',
   fields: (t) => ({
-    restId: t.int({ description: 'Numeric id of the membership.', resolve: (m) => m.record.id }),
-    groupRestId: t.int({ description: 'Numeric id of the group.', resolve: (m) => m.record.gid }),
+    restId: t.field({ type: 'SafeInt', description: 'Numeric id of the membership.', resolve: (m) => m.record.id }),
+    groupRestId: t.field({ type: 'SafeInt', description: 'Numeric id of the group.', resolve: (m) => m.record.gid }),
     xchanHash: t.string({ description: 'Hash of the member\'s identity.', resolve: (m) => m.record.xchan_hash }),
     xchan: t.field({ type: Xchan, nullable: true, description: 'The member\'s identity.', resolve: (m, _args, ctx) => xchanOf(m.record.xchan, m.record.xchan_hash, ctx) }),
     connection: t.field({
@@ -74,7 +74,7 @@ export const PrivacyGroupMember = builder.objectRef<MemberModel>('PrivacyGroupMe
 export const PrivacyGroup = builder.objectRef<GroupModel>('PrivacyGroup').implement({
   description: 'A privacy group of a channel: a named set of identities for access control.',
   fields: (t) => ({
-    restId: t.int({ description: 'Numeric id of the group.', resolve: (g) => g.record.id }),
+    restId: t.field({ type: 'SafeInt', description: 'Numeric id of the group.', resolve: (g) => g.record.id }),
     hash: t.string({ description: 'Hash of the group (a UUID), used in ACLs.', resolve: (g) => g.record.hash }),
     name: t.string({ description: 'Name of the group.', resolve: (g) => g.record.gname }),
     visible: t.boolean({ description: 'Indicates members can see the group.', resolve: (g) => g.record.visible }),

@@ -132,10 +132,10 @@ builder.node(ChannelItem, {
     const json = (key: 'object' | 'target', description: string) =>
       t.string({ nullable: true, description, resolve: (i) => (i.record[key] === null || i.record[key] === undefined ? null : typeof i.record[key] === 'string' ? (i.record[key] as string) : JSON.stringify(i.record[key])) });
     return {
-      restId: t.int({ nullable: true, description: 'Numeric id of the item on this hub; only item/full and item/update report it, streams do not.', resolve: (i) => i.record.id }),
-      parentRestId: t.int({ nullable: true, description: 'Numeric id of the thread\'s top item; only item/full and item/update report it.', resolve: (i) => i.record.parent }),
-      channelRestId: t.int({ nullable: true, description: 'Numeric id of the channel holding the item (`uid`), where reported.', resolve: (i) => i.record.uid }),
-      accountRestId: t.int({ nullable: true, description: 'Numeric id of the account holding the item (`aid`), where reported.', resolve: (i) => i.record.aid }),
+      restId: t.field({ type: 'SafeInt', nullable: true, description: 'Numeric id of the item on this hub; only item/full and item/update report it, streams do not.', resolve: (i) => i.record.id }),
+      parentRestId: t.field({ type: 'SafeInt', nullable: true, description: 'Numeric id of the thread\'s top item; only item/full and item/update report it.', resolve: (i) => i.record.parent }),
+      channelRestId: t.field({ type: 'SafeInt', nullable: true, description: 'Numeric id of the channel holding the item (`uid`), where reported.', resolve: (i) => i.record.uid }),
+      accountRestId: t.field({ type: 'SafeInt', nullable: true, description: 'Numeric id of the account holding the item (`aid`), where reported.', resolve: (i) => i.record.aid }),
       uuid: text('uuid', 'UUID of the item.'),
       messageId: text('message_id', 'Message id of the item (`mid`), a URL unique across hubs.'),
       threadMessageId: text('message_top', 'Message id of the thread\'s top item (`parent_mid`).'),
@@ -290,7 +290,7 @@ builder.objectFields(Channel, (t) => ({
         starred: t.arg.boolean({ description: 'Only starred threads.' }),
         wall: t.arg.boolean({ description: 'Only threads on the channel\'s own wall.' }),
         order: t.arg({ type: NetworkStreamOrder, description: 'Order of the threads; by latest comment when left out.' }),
-        sinceRestId: t.arg.int({ description: 'Only items with a numeric id above this one; older threads\' comments are dropped too.' }),
+        sinceRestId: t.arg({ type: 'SafeInt', description: 'Only items with a numeric id above this one; older threads\' comments are dropped too.' }),
         createdAfter: t.arg({ type: 'DateTime', description: 'Only threads created at or after this time.' }),
         createdBefore: t.arg({ type: 'DateTime', description: 'Only threads created at or before this time.' }),
         minCloseness: t.arg.int({ description: 'Only threads from connections at least this close (0 to 99).' }),
@@ -327,7 +327,7 @@ builder.objectFields(Channel, (t) => ({
     description:
       'The top item of a thread, by numeric id or message id, read with its whole thread (`item/full`); null when there is none. The hub finds threads by their top item only: a comment\'s id gives null.',
     args: {
-      restId: t.arg.int({ description: 'Numeric id of the thread\'s top item.' }),
+      restId: t.arg({ type: 'SafeInt', description: 'Numeric id of the thread\'s top item.' }),
       messageId: t.arg.string({ description: 'Message id of the thread\'s top item.' }),
     },
     resolve: async (c, args, ctx) => {
@@ -361,8 +361,8 @@ const ChannelItemPostInput = builder.inputType('ChannelItemPostInput', {
   description: 'A new post, a comment (with parentRestId or parentMessageId), or an edit (with restId).',
   fields: (t) => ({
     channel: t.string({ description: 'Nickname of a channel of the caller\'s account to post in; the login\'s channel when left out.' }),
-    restId: t.int({ description: 'Numeric id of an existing item to edit.' }),
-    parentRestId: t.int({ description: 'Numeric id of the item to comment on.' }),
+    restId: t.field({ type: 'SafeInt', description: 'Numeric id of an existing item to edit.' }),
+    parentRestId: t.field({ type: 'SafeInt', description: 'Numeric id of the item to comment on.' }),
     parentMessageId: t.string({ description: 'Message id of the item to comment on.' }),
     body: t.string({ required: true, description: 'Content, in `mimetype` (BBCode by default).' }),
     title: t.string({ description: 'Title of the item.' }),
