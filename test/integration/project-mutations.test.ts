@@ -62,6 +62,32 @@ describe('projectCreate', () => {
     expect(errors.some((e) => e.code === 'TAKEN' && e.field.join('.').startsWith('input.'))).toBe(true);
   });
 
+  it('maps a fork\'s 409 validation map, dotted keys included, onto the input fields the caller sent', async () => {
+    const res = await t.gql<{ projectFork: Payload }>(
+      `mutation { projectFork(input: { id: "alice/recipes", namespacePath: "demo", name: "Playground", path: "playground" }) { ${PROJECT_FIELDS} } }`,
+    );
+    expect(res.errors).toBeUndefined();
+    expect(t.calls({ method: 'POST' }).at(-1)?.path).toBe('/api/v4/projects/alice%2Frecipes/fork');
+    expect(res.data?.projectFork).toEqual({
+      project: null,
+      errors: [
+        { message: 'name has already been taken', field: ['input', 'name'], code: 'TAKEN' },
+        { message: 'path has already been taken', field: ['input', 'path'], code: 'TAKEN' },
+      ],
+    });
+  });
+
+  it('keeps the scope GitLab names when a token lacks one', async () => {
+    const res = await t.gql<{ projectUpdate: Payload }>(
+      `mutation { projectUpdate(input: { id: "demo/playground", description: "as alice" }) { ${PROJECT_FIELDS} } }`,
+      {},
+      { token: 'admin-nosudo-token', headers: { sudo: 'alice' } },
+    );
+    expect(res.data?.projectUpdate.errors).toEqual([
+      { message: 'The request requires higher privileges than provided by the access token. The token needs the sudo scope.', field: [], code: 'FORBIDDEN' },
+    ]);
+  });
+
   it('does not accept a parameter the create form does not take', async () => {
     const res = await t.gql(`mutation { projectCreate(input: { name: "x", mirrorUserId: 3 }) { errors { message } } }`);
     expect(res.status).toBe(400);
@@ -105,6 +131,30 @@ describe('projectUpdate and projectDelete', () => {
     expect(res.data?.projectUpdate.project?.description).toBe('changed');
     expect(t.calls()[0]).toMatchObject({ method: 'PUT', path: '/api/v4/projects/demo%2Fplayground' });
     expect(sentBody('PUT', /playground$/)).toEqual({ description: 'changed', merge_method: 'ff' });
+  });
+
+  it('reads back every setting it writes: CI config path, LFS, packages', async () => {
+    const res = await t.gql<{ projectUpdate: { project: Record<string, unknown> | null; errors: unknown[] } }>(
+      `mutation { projectUpdate(input: { id: "demo/playground", ciConfigPath: "ci/main.yml", lfsEnabled: false, packagesEnabled: false }) {
+        project { ciConfigPath lfsEnabled packagesEnabled mirror importUrl emptyRepo } errors { message } } }`,
+    );
+    expect(res.errors).toBeUndefined();
+    expect(res.data?.projectUpdate).toEqual({
+      project: { ciConfigPath: 'ci/main.yml', lfsEnabled: false, packagesEnabled: false, mirror: false, importUrl: null, emptyRepo: false },
+      errors: [],
+    });
+    const read = await t.gql<{ project: Record<string, unknown> }>('{ project(fullPath: "demo/playground") { ciConfigPath lfsEnabled packagesEnabled } }');
+    expect(read.data?.project).toEqual({ ciConfigPath: 'ci/main.yml', lfsEnabled: false, packagesEnabled: false });
+  });
+
+  it('reads a mirror\'s settings and its import URL without the credentials in it', async () => {
+    const res = await t.gql<{ project: Record<string, unknown> }>(
+      '{ project(fullPath: "platform/docs") { mirror mirrorTriggerBuilds mirrorUserId onlyMirrorProtectedBranches mirrorOverwritesDivergedBranches importUrl } }',
+      {},
+      { token: 'admin-token' },
+    );
+    expect(res.errors).toBeUndefined();
+    expect(res.data?.project).toMatchObject({ mirror: true, mirrorUserId: expect.any(Number), onlyMirrorProtectedBranches: false, importUrl: 'https://github.com/example/docs.git' });
   });
 
   it('refuses repository storage from a non-admin', async () => {

@@ -295,13 +295,22 @@ describe('forks, users and languages', () => {
     expect(t.calls().map((c) => c.path)).toEqual(['/api/v4/projects', '/api/v4/projects/1']);
   });
 
-  it('loads fields the fork list omits from the fork itself, once per fork', async () => {
+  it('reads owner, permissions and the parent from the fork list itself, with no call per fork', async () => {
     t.resetCalls();
-    const res = await t.gql<{ project: { forks: { nodes: { owner: { name: string } | null }[] } } }>(
-      `{ project(fullPath: "platform/core") { forks(first: 2) { nodes { name owner { name } } } } }`,
+    const res = await t.gql<{ project: { forks: { nodes: { owner: { name: string } | null; permissions: unknown }[] } } }>(
+      `{ project(fullPath: "platform/core") { forks(first: 2) { nodes { name owner { name } permissions { projectAccess { accessLevel } } forkedFrom { name } } } } }`,
     );
     expect(res.errors).toBeUndefined();
-    expect(t.calls()).toHaveLength(4);
+    expect(res.data?.project.forks.nodes.every((n) => n.permissions !== null)).toBe(true);
+    expect(t.calls().map((c) => c.path)).toEqual(['/api/v4/projects/platform%2Fcore', '/api/v4/projects/1/forks']);
+  });
+
+  it('reads licenseUrl, which GitLab sends only with license=true, with one call per listed project', async () => {
+    t.resetCalls();
+    const res = await t.gql<{ projects: { nodes: { licenseUrl: string | null }[] } }>('{ projects(first: 2, orderBy: ID, sort: ASC) { nodes { licenseUrl } } }');
+    expect(res.errors).toBeUndefined();
+    expect(res.data?.projects.nodes[0]?.licenseUrl).toBe('http://gitlab.sandbox.test/platform/core/-/blob/main/LICENSE');
+    expect(t.calls().map((c) => c.query.license?.[0] ?? '-')).toEqual(['-', 'true', 'true']);
   });
 
   it('lists project members with search', async () => {

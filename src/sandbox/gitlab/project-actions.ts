@@ -64,7 +64,7 @@ function setStarred(starred: boolean): RouteHandler {
     if (starred) request.store.star(viewer.id, project.id);
     else request.store.unstar(viewer.id, project.id);
     // The star responses carry the project without owner, permissions and statistics.
-    return { status: 201, body: fullProjectRecord(project, renderContext(request, {}), 'fork-list') };
+    return { status: 201, body: fullProjectRecord(project, renderContext(request, {}), 'star') };
   };
 }
 

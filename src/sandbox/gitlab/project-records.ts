@@ -136,11 +136,10 @@ export function simpleProjectRecord(project: SandboxProject, ctx: RenderContext)
   return record;
 }
 
-/** `forked_from_project`: BasicProjectDetails of the parent plus license_url (and license with license=true). */
+/** `forked_from_project`: BasicProjectDetails of the parent, with license_url and license when license=true. */
 function forkedFromRecord(parent: SandboxProject, ctx: RenderContext): JsonObject {
-  const base = simpleProjectRecord(parent, { ...ctx, customAttributes: false });
-  const record: JsonObject = { ...base, license_url: licenseUrl(ctx.store, parent) };
-  if (ctx.license) record.license = licenseRecord(parent);
+  const record = simpleProjectRecord(parent, { ...ctx, customAttributes: false });
+  if (ctx.license) Object.assign(record, { license_url: licenseUrl(ctx.store, parent), license: licenseRecord(parent) });
   return record;
 }
 
@@ -149,7 +148,7 @@ function accessRecord(level: number): JsonObject | null {
 }
 
 /** Which variant of the full form to render. */
-export type FullForm = 'detail' | 'fork-list';
+export type FullForm = 'detail' | 'star';
 
 /** The full project record (GitLab's Project / ProjectWithAccess entity). */
 export function fullProjectRecord(project: SandboxProject, ctx: RenderContext, form: FullForm = 'detail'): JsonObject {
@@ -201,7 +200,7 @@ export function fullProjectRecord(project: SandboxProject, ctx: RenderContext, f
     visibility: project.visibility,
   };
   const owner = namespace.kind === 'user' && namespace.ownerId !== null ? store.users.get(namespace.ownerId) : undefined;
-  if (owner && form !== 'fork-list') record.owner = { ...userBasicRecord(owner), created_at: formatTime(owner.createdAt) };
+  if (owner && form !== 'star') record.owner = { ...userBasicRecord(owner), created_at: formatTime(owner.createdAt) };
   Object.assign(record, {
     resolve_outdated_diff_discussions: project.resolveOutdatedDiffDiscussions,
     repository_object_format: 'sha1',
@@ -286,7 +285,7 @@ export function fullProjectRecord(project: SandboxProject, ctx: RenderContext, f
     squash_commit_template: null,
     issue_branch_template: null,
   });
-  if (ctx.statistics && form !== 'fork-list' && canReadStatistics(store, viewer, project)) {
+  if (ctx.statistics && form !== 'star' && canReadStatistics(store, viewer, project)) {
     const s = project.statistics;
     const storageSize =
       s.repositorySize + s.wikiSize + s.lfsObjectsSize + s.jobArtifactsSize + s.pipelineArtifactsSize + s.packagesSize + s.snippetsSize + s.uploadsSize;
@@ -310,7 +309,6 @@ export function fullProjectRecord(project: SandboxProject, ctx: RenderContext, f
     max_artifacts_size: null,
     approvals_before_merge: project.approvalsBeforeMerge,
     external_authorization_classification_label: project.externalAuthorizationClassificationLabel,
-    license_url: licenseUrl(store, project),
   });
   // EE: `mirror` on every project of a licensed instance, the mirror settings only on mirrors.
   record.mirror = project.mirror;
@@ -322,13 +320,14 @@ export function fullProjectRecord(project: SandboxProject, ctx: RenderContext, f
       mirror_overwrites_diverged_branches: false,
     });
   }
-  if (ctx.license) record.license = licenseRecord(project);
+  // BasicProjectDetails exposes both `if: :license`: GET /projects/:id?license=true only, never a list.
+  if (ctx.license) Object.assign(record, { license_url: licenseUrl(store, project), license: licenseRecord(project) });
   if (viewer?.admin) record.repository_storage = project.repositoryStorage;
   if (ctx.customAttributes) record.custom_attributes = project.customAttributes.map((a) => ({ ...a }));
   const parent = project.forkedFromId === null ? undefined : store.projects.get(project.forkedFromId);
   // The spec: forked_from_project appears only for a caller with a valid token; GitLab: who can see the parent.
   if (parent && viewer && canReadProject(store, viewer, parent)) record.forked_from_project = forkedFromRecord(parent, ctx);
-  if (form !== 'fork-list') {
+  if (form !== 'star') {
     if (viewer) {
       record.permissions = {
         project_access: accessRecord(projectMemberAccess(store, viewer.id, project)),

@@ -28,7 +28,7 @@ export function renderContext(request: ApiRequest, options: { license?: boolean;
 function listProjects(
   request: ApiRequest,
   candidates: () => Iterable<SandboxProject> | JsonResponse,
-  options: { programmingLanguage: boolean; forkList: boolean },
+  options: { programmingLanguage: boolean },
 ): JsonResponse {
   // Grape validates parameters before the endpoint looks anything up.
   const params = new Params(request.query);
@@ -43,7 +43,7 @@ function listProjects(
   const ctx = renderContext(request, { statistics: filters.statistics, customAttributes: filters.withCustomAttributes });
   const simple = request.viewer === null || filters.simple;
   const body = page.items.map((project) =>
-    simple ? simpleProjectRecord(project, ctx) : fullProjectRecord(project, ctx, options.forkList ? 'fork-list' : 'detail'),
+    simple ? simpleProjectRecord(project, ctx) : fullProjectRecord(project, ctx),
   );
   return { status: 200, body, headers: page.headers };
 }
@@ -54,7 +54,7 @@ function isResponse(value: Iterable<SandboxProject> | JsonResponse): value is Js
 
 /** GET /projects */
 export const listAllProjects: RouteHandler = (request) =>
-  listProjects(request, () => request.store.projects.values(), { programmingLanguage: true, forkList: false });
+  listProjects(request, () => request.store.projects.values(), { programmingLanguage: true });
 
 /** GET /users/:user_id/projects: the projects in that user's personal namespace. */
 export const listUserProjects: RouteHandler = (request) =>
@@ -65,7 +65,7 @@ export const listUserProjects: RouteHandler = (request) =>
       if (!user) return USER_NOT_FOUND;
       return [...request.store.projects.values()].filter((project) => project.namespaceId === user.namespaceId);
     },
-    { programmingLanguage: true, forkList: false },
+    { programmingLanguage: true },
   );
 
 /** GET /projects/:id/forks: the forks of :id the caller can see. */
@@ -77,7 +77,7 @@ export const listForks: RouteHandler = (request) =>
       if (!project) return PROJECT_NOT_FOUND;
       return request.store.forksOf(project.id).flatMap((id) => request.store.projects.get(id) ?? []);
     },
-    { programmingLanguage: false, forkList: true },
+    { programmingLanguage: false },
   );
 
 /** GET /projects/:id */

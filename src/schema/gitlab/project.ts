@@ -14,9 +14,10 @@ import type { ProjectRecord } from '../../upstreams/gitlab/records.js';
 import { builder } from '../builder.js';
 import { UPSTREAM_CALL } from '../cost.js';
 import type { Context } from '../context.js';
-import { decodeGlobalId, localIdOf } from '../global-id.js';
+import { decodeGlobalId, localIdOf, restIdOf } from '../global-id.js';
 import { resolveConnection } from '../pagination.js';
 import { fieldsOnNodes, selects } from '../selection.js';
+import { checked, checkedStrings } from '../upstream-values.js';
 import { Namespace } from './namespace.js';
 import {
   LanguageShare,
@@ -31,6 +32,19 @@ import { projectFilterArgs, toRestFilters, type ProjectFilterArgs } from './proj
 import { User, UserConnection } from './user.js';
 
 export const Project = builder.objectRef<ProjectRecord>('Project');
+
+/** An import URL may carry `user:token@`: the gateway never hands that on. */
+function withoutCredentials(url: string | null): string | null {
+  if (url === null) return null;
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.href;
+  } catch {
+    return null;
+  }
+}
 
 /** A field of the project, from the record when it holds it, else from the full project. */
 function projectValue<K extends keyof ProjectRecord>(
@@ -57,45 +71,40 @@ builder.node(Project, {
       t.string({
         nullable: true,
         description,
-        resolve: async (p, _args, ctx) => {
-          const value = await projectValue(p, key, ctx);
-          return typeof value === 'string' ? value : null;
-        },
+        resolve: async (p, _args, ctx) => checked(await projectValue(p, key, ctx), 'string'),
       });
     const flag = (key: keyof ProjectRecord, description: string) =>
       t.boolean({
         nullable: true,
         description,
-        resolve: async (p, _args, ctx) => {
-          const value = await projectValue(p, key, ctx);
-          return typeof value === 'boolean' ? value : null;
-        },
+        resolve: async (p, _args, ctx) => checked(await projectValue(p, key, ctx), 'boolean'),
       });
     const count = (key: keyof ProjectRecord, description: string) =>
       t.int({
         nullable: true,
         description,
-        resolve: async (p, _args, ctx) => {
-          const value = await projectValue(p, key, ctx);
-          return typeof value === 'number' ? value : null;
-        },
+        resolve: async (p, _args, ctx) => checked(await projectValue(p, key, ctx), 'number'),
+      });
+    const restId = (key: keyof ProjectRecord, description: string) =>
+      t.field({
+        type: 'SafeInt',
+        nullable: true,
+        description,
+        resolve: async (p, _args, ctx) => checked(await projectValue(p, key, ctx), 'number'),
       });
     const time = (key: keyof ProjectRecord, description: string) =>
       t.field({
         type: 'DateTime',
         nullable: true,
         description,
-        resolve: async (p, _args, ctx) => {
-          const value = await projectValue(p, key, ctx);
-          return typeof value === 'string' ? value : null;
-        },
+        resolve: async (p, _args, ctx) => checked(await projectValue(p, key, ctx), 'string'),
       });
     return {
-      restId: t.int({ description: 'Numeric id of the project in the GitLab REST API.', resolve: (p) => p.id }),
-      name: t.string({ description: 'Name of the project.', resolve: (p) => p.name ?? '' }),
-      nameWithNamespace: t.string({ description: 'Name of the project with its namespace, e.g. `Group / Project`.', resolve: (p) => p.name_with_namespace ?? '' }),
-      path: t.string({ description: 'Path of the project, the last segment of its full path.', resolve: (p) => p.path ?? '' }),
-      pathWithNamespace: t.string({ description: 'Full path of the project, e.g. `group/project`.', resolve: (p) => p.path_with_namespace ?? '' }),
+      restId: t.field({ type: 'SafeInt', description: 'Numeric id of the project in the GitLab REST API.', resolve: (p) => p.id }),
+      name: t.string({ description: 'Name of the project.', resolve: (p) => checked(p.name, 'string') ?? '' }),
+      nameWithNamespace: t.string({ description: 'Name of the project with its namespace, e.g. `Group / Project`.', resolve: (p) => checked(p.name_with_namespace, 'string') ?? '' }),
+      path: t.string({ description: 'Path of the project, the last segment of its full path.', resolve: (p) => checked(p.path, 'string') ?? '' }),
+      pathWithNamespace: t.string({ description: 'Full path of the project, e.g. `group/project`.', resolve: (p) => checked(p.path_with_namespace, 'string') ?? '' }),
       description: text('description', 'Description of the project.'),
       defaultBranch: text('default_branch', 'Default branch of the repository.'),
       visibility: t.field({
@@ -111,9 +120,9 @@ builder.node(Project, {
       avatarUrl: text('avatar_url', 'URL of the project\'s avatar.'),
       tagList: t.stringList({
         description: 'Tags of the project (called topics since GitLab 14).',
-        resolve: (p) => p.tag_list ?? p.topics ?? [],
+        resolve: (p) => checkedStrings(p.tag_list ?? p.topics) ?? [],
       }),
-      topics: t.stringList({ description: 'Topics of the project.', resolve: (p) => p.topics ?? p.tag_list ?? [] }),
+      topics: t.stringList({ description: 'Topics of the project.', resolve: (p) => checkedStrings(p.topics ?? p.tag_list) ?? [] }),
       createdAt: time('created_at', 'Time the project was created.'),
       updatedAt: time('updated_at', 'Time the project was last updated.'),
       lastActivityAt: time('last_activity_at', 'Time of the last activity in the project.'),
@@ -121,10 +130,15 @@ builder.node(Project, {
       starCount: count('star_count', 'Number of users who starred the project.'),
       openIssuesCount: count('open_issues_count', 'Number of open issues.'),
       approvalsBeforeMerge: count('approvals_before_merge', 'Number of approvals a merge request needs.'),
-      creatorId: count('creator_id', 'Numeric id of the user who created the project.'),
+      creatorId: restId('creator_id', 'Numeric id of the user who created the project.'),
       importStatus: text('import_status', 'Status of an import or fork: `none`, `scheduled`, `started`, `finished` or `failed`. A fork is complete when it reads `finished` or `none`.'),
       importError: text('import_error', 'Error of a failed import.'),
-      licenseUrl: text('license_url', 'URL of the license file in the repository.'),
+      licenseUrl: t.string({
+        complexity: UPSTREAM_CALL,
+        nullable: true,
+        description: 'URL of the license file in the repository. GitLab sends it only to a single-project read with `license=true`, so from a list it costs one call per project.',
+        resolve: async (p, _args, ctx) => checked(await projectValue(p, 'license_url', ctx, { license: true }), 'string'),
+      }),
       repositoryStorage: text('repository_storage', 'Storage shard holding the repository (admins only).'),
       runnersToken: text('runners_token', 'Registration token for the project\'s runners. A secret: GitLab returns it to maintainers and admins only, and it is never cached or logged.'),
       mergeMethod: t.field({
@@ -134,6 +148,21 @@ builder.node(Project, {
         resolve: async (p, _args, ctx) => knownOrNull(MERGE_METHODS, (await projectValue(p, 'merge_method', ctx)) ?? null),
       }),
       archived: flag('archived', 'Indicates the project is archived (read-only).'),
+      emptyRepo: flag('empty_repo', 'Indicates the repository has no commits yet.'),
+      ciConfigPath: text('ci_config_path', 'Path of the CI configuration file; empty for the default `.gitlab-ci.yml`. Shown to callers who can read the code.'),
+      lfsEnabled: flag('lfs_enabled', 'Indicates Git LFS is enabled.'),
+      packagesEnabled: flag('packages_enabled', 'Indicates the package registry is enabled.'),
+      importUrl: t.string({
+        nullable: true,
+        description: 'URL the repository was imported or is mirrored from, without any credentials it holds (Maintainer role).',
+        resolve: async (p, _args, ctx) => withoutCredentials(checked(await projectValue(p, 'import_url', ctx), 'string')),
+      }),
+      externalAuthorizationClassificationLabel: text('external_authorization_classification_label', 'Classification label for external authorization (paid tier).'),
+      mirror: flag('mirror', 'Indicates the project pulls from a mirror (paid tier).'),
+      mirrorTriggerBuilds: flag('mirror_trigger_builds', 'Indicates mirror updates run pipelines (paid tier; mirrors only).'),
+      mirrorUserId: restId('mirror_user_id', 'Numeric id of the user mirror updates are made as (paid tier; mirrors only).'),
+      onlyMirrorProtectedBranches: flag('only_mirror_protected_branches', 'Indicates only protected branches are mirrored (paid tier; mirrors only).'),
+      mirrorOverwritesDivergedBranches: flag('mirror_overwrites_diverged_branches', 'Indicates mirroring overwrites diverged branches (paid tier; mirrors only).'),
       issuesEnabled: flag('issues_enabled', 'Indicates issues are enabled.'),
       mergeRequestsEnabled: flag('merge_requests_enabled', 'Indicates merge requests are enabled.'),
       jobsEnabled: flag('jobs_enabled', 'Indicates CI jobs are enabled.'),
@@ -150,7 +179,7 @@ builder.node(Project, {
         description: 'Indicates a link to create or view a merge request is printed on push.',
         resolve: async (p, _args, ctx) => {
           const singular = await projectValue(p, 'printing_merge_request_link_enabled', ctx);
-          return singular ?? p.printing_merge_requests_link_enabled ?? null;
+          return checked(singular ?? p.printing_merge_requests_link_enabled, 'boolean');
         },
       }),
       requestAccessEnabled: flag('request_access_enabled', 'Indicates users may request access to the project.'),
@@ -158,45 +187,45 @@ builder.node(Project, {
         type: Namespace,
         nullable: true,
         description: 'Namespace the project lives in.',
-        resolve: (p, _args, ctx) => projectValue(p, 'namespace', ctx),
+        resolve: async (p, _args, ctx) => checked(await projectValue(p, 'namespace', ctx), 'object') as ProjectRecord['namespace'] | null,
       }),
       owner: t.field({
         type: User,
         nullable: true,
         description: 'User who owns the project; null for projects in a group namespace.',
-        resolve: (p, _args, ctx) => projectValue(p, 'owner', ctx),
+        resolve: async (p, _args, ctx) => checked(await projectValue(p, 'owner', ctx), 'object') as ProjectRecord['owner'] | null,
       }),
       permissions: t.field({
         type: ProjectPermissions,
         nullable: true,
         description: 'What the caller may do in the project; null for anonymous callers.',
-        resolve: (p, _args, ctx) => projectValue(p, 'permissions', ctx),
+        resolve: async (p, _args, ctx) => checked(await projectValue(p, 'permissions', ctx), 'object') as ProjectRecord['permissions'] | null,
       }),
       sharedWithGroups: t.field({
         type: [SharedGroup],
         nullable: true,
         description: 'Groups the project is shared with.',
-        resolve: (p, _args, ctx) => projectValue(p, 'shared_with_groups', ctx),
+        resolve: async (p, _args, ctx) => checked(await projectValue(p, 'shared_with_groups', ctx), 'array') as ProjectRecord['shared_with_groups'] | null,
       }),
       statistics: t.field({
         complexity: UPSTREAM_CALL,
         type: ProjectStatistics,
         nullable: true,
         description: 'Storage statistics of the project; null when GitLab does not show them to the caller.',
-        resolve: (p, _args, ctx) => projectValue(p, 'statistics', ctx, { statistics: true }),
+        resolve: async (p, _args, ctx) => checked(await projectValue(p, 'statistics', ctx, { statistics: true }), 'object') as ProjectRecord['statistics'] | null,
       }),
       license: t.field({
         complexity: UPSTREAM_CALL,
         type: ProjectLicense,
         nullable: true,
         description: 'License detected in the repository; null when there is none.',
-        resolve: (p, _args, ctx) => projectValue(p, 'license', ctx, { license: true }),
+        resolve: async (p, _args, ctx) => checked(await projectValue(p, 'license', ctx, { license: true }), 'object') as ProjectRecord['license'] | null,
       }),
       links: t.field({
         type: ProjectLinks,
         nullable: true,
         description: 'REST API URLs of the project and its sub-resources.',
-        resolve: (p, _args, ctx) => projectValue(p, '_links', ctx),
+        resolve: async (p, _args, ctx) => checked(await projectValue(p, '_links', ctx), 'object') as ProjectRecord['_links'] | null,
       }),
       forkedFrom: t.field({
         complexity: UPSTREAM_CALL,
@@ -226,7 +255,7 @@ builder.node(Project, {
           description: 'Forks of the project visible to the caller.',
           args: projectFilterArgs(t.arg, { programmingLanguage: false }),
           resolve: (p, args, ctx, info) =>
-            listProjects(ctx, args, info, 'forks', async (query, page) => {
+            listProjects(ctx, args, info, async (query, page) => {
               const result = await ctx.gitlab.client.listForks(p.id, query, page);
               ctx.gitlab.loaders.noteForks(result.items, p.id);
               return result;
@@ -254,8 +283,6 @@ export const ProjectConnection = builder.connectionObject(
   { name: 'ProjectEdge', description: 'A project with its cursor.' },
 );
 
-type ListKind = 'projects' | 'forks';
-
 /**
  * Project fields a list in GitLab's simple form (BasicProjectDetails) can
  * answer: the fields that form holds, and those that need only the id.
@@ -272,15 +299,14 @@ const SIMPLE_FORM_FIELDS: ReadonlySet<string> = new Set([
  * Fetches a page of projects in the smallest form the selection allows:
  * `simple=true` when every selected field is in the simple form (a fifth of
  * the full record's bytes), `statistics=true` only when statistics are
- * selected. Full-form records prime the loader; simple and fork-list
- * records do not (fork lists leave out owner, permissions and statistics),
- * so a field they lack still loads the whole project.
+ * selected. Full-form records, fork lists' included (current GitLab sends
+ * forks as ProjectWithAccess), prime the loader; simple records do not, so a
+ * field they lack still loads the whole project.
  */
 async function listProjects(
   ctx: Context,
   args: ProjectFilterArgs & { first?: number | null; after?: string | null; last?: number | null; before?: string | null },
   info: GraphQLResolveInfo,
-  kind: ListKind,
   fetch: (query: ReturnType<typeof toRestFilters>, page: { page: number; perPage: number }) => ReturnType<Context['gitlab']['client']['listProjects']>,
 ) {
   const fields = fieldsOnNodes(info);
@@ -289,19 +315,24 @@ async function listProjects(
   const query = { ...toRestFilters(args), statistics: statistics || undefined, simple: simple || undefined };
   return resolveConnection(args, ctx.defaultPageSize, async (page, perPage) => {
     const result = await fetch(query, { page, perPage });
-    if (kind === 'projects' && !simple) ctx.gitlab.loaders.markComplete(result.items, { statistics });
+    if (!simple) ctx.gitlab.loaders.markComplete(result.items, { statistics });
     return result;
   });
 }
 
-/** The project a `project(id:)` argument names: a Project global id, a plain number, or (where allowed) a full path. */
-export function projectIdFromArg(id: string, allowPath = false): string {
-  if (/^\d{1,12}$/.test(id)) return id;
-  if (allowPath && !id.startsWith('gid://') && /^[^/\s]+(\/[^/\s]+)+$/.test(id) && id.length <= 255) return id;
-  const decoded = decodeGlobalId(id);
+/**
+ * The project an argument names: a plain number, a full path (`group/project`)
+ * or a Project global id. Errors name `argument`, the field the caller wrote.
+ */
+export function projectIdFromArg(id: string, argument = 'id'): string {
+  if (restIdOf(id) !== null) return id;
+  if (!id.startsWith('gid://') && /^[^/\s]+(\/[^/\s]+)+$/.test(id) && id.length <= 255) return id;
+  const decoded = id.startsWith('gid://') ? localIdOf(id, 'Project') : null;
   // A Project global id holds a number; anything else (`gid://duograph/Project/../../users`) never reaches GitLab.
-  if (decoded.typename !== 'Project' || !/^\d{1,12}$/.test(decoded.id)) throw new InputError(`"${id.slice(0, 80)}" is not a Project id.`, ['id']);
-  return decoded.id;
+  if (decoded === null || restIdOf(decoded) === null) {
+    throw new InputError(`"${id.slice(0, 80)}" is not a project id, full path or Project global id.`, [argument]);
+  }
+  return decoded;
 }
 
 builder.queryFields((t) => ({
@@ -311,7 +342,7 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'Finds a project by global id (or numeric REST id) or by full path; null when it does not exist or is not visible to the caller.',
     args: {
-      id: t.arg.id({ description: 'Global id, e.g. `gid://duograph/Project/42`, or the numeric REST id.' }),
+      id: t.arg.id({ description: 'Global id (e.g. `gid://duograph/Project/42`), numeric REST id or full path.' }),
       fullPath: t.arg.string({ description: 'Full path of the project, e.g. `group/project`.' }),
     },
     resolve: (_root, args, ctx, info) => {
@@ -320,7 +351,7 @@ builder.queryFields((t) => ({
       // GitLab's full paths are at most 255 characters: a longer one is refused before any call.
       if (typeof args.fullPath === 'string' && args.fullPath.length > 255) throw new InputError('"fullPath" is longer than 255 characters.', ['fullPath']);
       const key = args.id !== null && args.id !== undefined ? projectIdFromArg(String(args.id)) : String(args.fullPath);
-      return ctx.gitlab.loaders.project(key, { statistics: selects(info, ['statistics']), license: selects(info, ['license']) });
+      return ctx.gitlab.loaders.project(key, { statistics: selects(info, ['statistics']), license: selects(info, ['license']) || selects(info, ['licenseUrl']) });
     },
   }),
   projects: t.connection(
@@ -333,7 +364,7 @@ builder.queryFields((t) => ({
         repositoryChecksumFailed: t.arg.boolean({ description: 'Limits to projects whose repository checksum failed (premium tier).' }),
       },
       resolve: (_root, args, ctx, info) =>
-        listProjects(ctx, args, info, 'projects', (query, page) => ctx.gitlab.client.listProjects(query, page)),
+        listProjects(ctx, args, info, (query, page) => ctx.gitlab.client.listProjects(query, page)),
     },
     ProjectConnection,
   ),
@@ -346,7 +377,7 @@ builder.queryFields((t) => ({
         ...projectFilterArgs(t.arg, { programmingLanguage: true }),
       },
       resolve: (_root, args, ctx, info) =>
-        listProjects(ctx, args, info, 'projects', (query, page) =>
+        listProjects(ctx, args, info, (query, page) =>
           ctx.gitlab.client.listUserProjects(args.user, query, page)),
     },
     ProjectConnection,

@@ -2,6 +2,7 @@
 import type { PushRuleRecord } from '../../upstreams/gitlab/records.js';
 import { builder } from '../builder.js';
 import { UPSTREAM_CALL } from '../cost.js';
+import { checked } from '../upstream-values.js';
 import { runMutation, UserError, type UserErrorShape } from '../user-error.js';
 import { Project, projectIdFromArg } from './project.js';
 
@@ -26,12 +27,13 @@ const FLAGS = [
 export const PushRule = builder.objectRef<PushRuleRecord>('PushRule').implement({
   description: 'Rules every push to a project must pass (paid tier).',
   fields: (t) => ({
-    restId: t.int({ description: 'Numeric id of the push rule.', resolve: (r) => r.id }),
-    projectId: t.int({ description: 'Numeric id of the project.', resolve: (r) => r.project_id }),
+    restId: t.field({ type: 'SafeInt', description: 'Numeric id of the push rule.', resolve: (r) => r.id }),
+    projectId: t.field({ type: 'SafeInt', description: 'Numeric id of the project.', resolve: (r) => r.project_id }),
     createdAt: t.field({ type: 'DateTime', description: 'Time the rule was created.', resolve: (r) => r.created_at }),
-    maxFileSize: t.int({ nullable: true, description: 'Largest file a push may hold, in MB (0: no limit).', resolve: (r) => r.max_file_size ?? null }),
-    ...Object.fromEntries(TEXT.map(([key, field, description]) => [field, t.string({ nullable: true, description, resolve: (r: PushRuleRecord) => r[key] || null })])),
-    ...Object.fromEntries(FLAGS.map(([key, field, description]) => [field, t.boolean({ nullable: true, description, resolve: (r: PushRuleRecord) => r[key] ?? null })])),
+    maxFileSize: t.int({ nullable: true, description: 'Largest file a push may hold, in MB (0: no limit).', resolve: (r) => checked(r.max_file_size, 'number') }),
+    // GitLab sends "" for a rule that was set empty and null for one never set: both kept as sent.
+    ...Object.fromEntries(TEXT.map(([key, field, description]) => [field, t.string({ nullable: true, description: `${description} Empty when set empty, null when never set.`, resolve: (r: PushRuleRecord) => checked(r[key], 'string') })])),
+    ...Object.fromEntries(FLAGS.map(([key, field, description]) => [field, t.boolean({ nullable: true, description, resolve: (r: PushRuleRecord) => checked(r[key], 'boolean') })])),
   }),
 });
 
@@ -93,7 +95,7 @@ for (const [name, create] of [
       },
       resolve: async (_root, { input }, ctx) => {
         const { result, errors } = await runMutation(() =>
-          ctx.gitlab.client.savePushRule(projectIdFromArg(String(input.projectId), true), ruleParams(input), create),
+          ctx.gitlab.client.savePushRule(projectIdFromArg(String(input.projectId), 'projectId'), ruleParams(input), create),
         );
         return { pushRule: result, errors };
       },
@@ -117,7 +119,7 @@ builder.mutationField('projectPushRuleDelete', (t) =>
       }),
     },
     resolve: async (_root, { input }, ctx) => {
-      const { errors } = await runMutation(() => ctx.gitlab.client.deletePushRule(projectIdFromArg(String(input.projectId), true)));
+      const { errors } = await runMutation(() => ctx.gitlab.client.deletePushRule(projectIdFromArg(String(input.projectId), 'projectId')));
       return { pushRule: null, errors };
     },
   }),

@@ -128,6 +128,17 @@ export interface ProjectRecord {
   statistics?: StatisticsRecord;
   _links?: ProjectLinksRecord;
   forked_from_project?: ProjectRecord;
+  empty_repo?: boolean;
+  ci_config_path?: string | null;
+  lfs_enabled?: boolean;
+  packages_enabled?: boolean | null;
+  import_url?: string | null;
+  external_authorization_classification_label?: string | null;
+  mirror?: boolean;
+  mirror_trigger_builds?: boolean;
+  mirror_user_id?: number;
+  only_mirror_protected_branches?: boolean;
+  mirror_overwrites_diverged_branches?: boolean;
 }
 
 /** A member of a project as GET /projects/:id/users lists it. */
@@ -162,12 +173,21 @@ export interface HookRecord {
   wiki_page_events?: boolean;
   deployment_events?: boolean;
   releases_events?: boolean;
+  feature_flag_events?: boolean;
+  milestone_events?: boolean;
+  emoji_events?: boolean;
+  resource_access_token_events?: boolean;
+  repository_update_events?: boolean;
   enable_ssl_verification?: boolean;
   name?: string | null;
   description?: string | null;
   alert_status?: string;
   disabled_until?: string | null;
   branch_filter_strategy?: string;
+  /** Keys only: GitLab masks the values (Hook#masked_url_variables). */
+  url_variables?: { key: string }[];
+  /** Keys only: GitLab masks the values (Hook#masked_custom_headers). */
+  custom_headers?: { key: string }[];
 }
 
 /** A project's push rule (paid tier). */
