@@ -55,6 +55,17 @@ describe('Project.jobs and Project.job', () => {
     expect(t.calls().at(-1)?.query['scope[]']).toEqual(['failed', 'manual']);
   });
 
+  it('does not offer STARTED as a filter, which GitLab 17/18 refuses as a scope, and still reads it', async () => {
+    t.resetCalls();
+    const res = await t.gql(`{ project(fullPath: "platform/core") { jobs(statuses: [STARTED]) { nodes { restId } } } }`);
+    expect(res.status).toBe(400);
+    expect(res.errors?.[0]?.message).toMatch(/Value "STARTED" does not exist in "JobScope" enum/);
+    expect(t.calls()).toHaveLength(0);
+    const { buildSchema } = await import('../../src/schema/index.js');
+    const status = buildSchema().getType('JobStatus') as import('graphql').GraphQLEnumType;
+    expect(status.getValue('STARTED')?.value).toBe('started');
+  });
+
   it('maps the statuses of current GitLab', async () => {
     const res = await t.gql<{ project: { pipelineJobs: { nodes: JobNode[] } } }>(
       `{ project(fullPath: "platform/core") { pipelineJobs(pipelineId: 105, first: 10) { nodes { restId status } } } }`,
@@ -285,6 +296,42 @@ describe('hooks', () => {
       expect(removed.data?.projectHookDelete.errors).toEqual([]);
       expect(removed.data?.projectHookDelete.hook === null).toBe(i === 1);
     }
+  });
+
+  it('reads and writes the GitLab 17/18 toggles, the branch filter strategy, and custom headers and URL variables by key only', async () => {
+    const FIELDS = `hook { emojiEvents confidentialNoteEvents deploymentEvents releasesEvents featureFlagEvents milestoneEvents
+      resourceAccessTokenEvents branchFilterStrategy pushEventsBranchFilter customHeaderKeys urlVariableKeys url } errors { message }`;
+    const created = await t.gql<{ projectHookCreate: { hook: Record<string, unknown> & { url: string }; errors: unknown[] } }>(
+      `mutation { projectHookCreate(input: {
+        projectId: "demo/playground", url: "https://ci.example.test/{room}", emojiEvents: true, milestoneEvents: true, deploymentEvents: true,
+        branchFilterStrategy: REGEX, pushEventsBranchFilter: "^release/.*$",
+        customHeaders: [{ key: "X-Team", value: "header-secret-1" }], urlVariables: [{ key: "room", value: "url-secret-2" }]
+      }) { ${FIELDS} } }`,
+    );
+    expect(created.errors).toBeUndefined();
+    expect(created.data?.projectHookCreate).toEqual({
+      hook: {
+        emojiEvents: true, confidentialNoteEvents: false, deploymentEvents: true, releasesEvents: false, featureFlagEvents: false,
+        milestoneEvents: true, resourceAccessTokenEvents: false, branchFilterStrategy: 'REGEX', pushEventsBranchFilter: '^release/.*$',
+        customHeaderKeys: ['X-Team'], urlVariableKeys: ['room'], url: 'https://ci.example.test/{room}',
+      },
+      errors: [],
+    });
+    const sent = JSON.parse((t.calls({ method: 'POST', path: /\/hooks$/ }).at(-1) as unknown as { body: string }).body) as Record<string, unknown>;
+    expect(sent).toMatchObject({
+      emoji_events: true, milestone_events: true, branch_filter_strategy: 'regex',
+      custom_headers: [{ key: 'X-Team', value: 'header-secret-1' }], url_variables: [{ key: 'room', value: 'url-secret-2' }],
+    });
+    // The values went to GitLab and nowhere else.
+    expect(JSON.stringify(created)).not.toMatch(/header-secret-1|url-secret-2/);
+
+    const hooks = await t.gql<{ project: { hooks: { nodes: Record<string, unknown>[] } } }>(
+      '{ project(fullPath: "platform/core") { hooks { nodes { restId customHeaderKeys urlVariableKeys branchFilterStrategy } } } }',
+      {},
+      { token: 'alice-token' },
+    );
+    expect(hooks.data?.project.hooks.nodes[0]).toEqual({ restId: 1, customHeaderKeys: ['X-Chat-Channel'], urlVariableKeys: [], branchFilterStrategy: 'WILDCARD' });
+    expect(JSON.stringify(hooks)).not.toContain('seeded-header-secret');
   });
 
   it('refuses a hook URL that is not http(s) before calling GitLab', async () => {

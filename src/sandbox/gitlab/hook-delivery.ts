@@ -68,7 +68,10 @@ export class HookDeliverer {
       };
       // WebHookService strips line breaks from the token before sending it.
       if (hook.token) headers['X-Gitlab-Token'] = hook.token.replace(/[\r\n]/g, '');
-      const delivery: HookDelivery = { hookId: hook.id, projectId, url: hook.url, event: eventName, headers, body };
+      for (const [name, value] of hook.customHeaders) headers[name] = value;
+      // WebHookService#interpolated_url: `{name}` parts of the URL take the hook's URL variables.
+      const url = hook.url.replace(/\{([A-Za-z0-9_]+)\}/g, (part, name: string) => hook.urlVariables.get(name) ?? part);
+      const delivery: HookDelivery = { hookId: hook.id, projectId, url, event: eventName, headers, body };
       this.deliveries.push(delivery);
       const sent = send(delivery, hook.enableSslVerification).finally(() => this.inFlight.delete(sent));
       this.inFlight.add(sent);

@@ -32,8 +32,9 @@ export function hookRecord(hook: SandboxHook): JsonObject {
     enable_ssl_verification: hook.enableSslVerification,
     alert_status: 'executable',
     disabled_until: null,
-    url_variables: [],
-    custom_headers: [],
+    // Hook#masked_url_variables and #masked_custom_headers: the keys only, never the values.
+    url_variables: [...hook.urlVariables.keys()].map((key) => ({ key })),
+    custom_headers: [...hook.customHeaders.keys()].map((key) => ({ key })),
     custom_webhook_template: hook.customWebhookTemplate,
     created_at: formatTime(hook.createdAt),
   };
@@ -71,6 +72,8 @@ interface HookInput {
   branchFilterStrategy?: SandboxHook['branchFilterStrategy'];
   enableSslVerification?: boolean;
   customWebhookTemplate?: string;
+  customHeaders?: Map<string, string>;
+  urlVariables?: Map<string, string>;
 }
 
 function readHookInput(params: Params, form: 'add' | 'edit'): HookInput {
@@ -94,7 +97,17 @@ function readHookInput(params: Params, form: 'add' | 'edit'): HookInput {
     branchFilterStrategy: params.oneOf('branch_filter_strategy', BRANCH_FILTER_STRATEGIES),
     enableSslVerification: params.boolean('enable_ssl_verification'),
     customWebhookTemplate: params.raw('custom_webhook_template'),
+    customHeaders: keyValues(params, 'custom_headers'),
+    urlVariables: keyValues(params, 'url_variables'),
   };
+}
+
+/** An Array of `{ key, value }` hashes (`name[][key]`, `name[][value]`); undefined when not sent. */
+function keyValues(params: Params, name: string): Map<string, string> | undefined {
+  const keys = params.query[`${name}[][key]`];
+  const values = params.query[`${name}[][value]`] ?? [];
+  if (keys === undefined) return params.query[`${name}[]`] ? new Map() : undefined;
+  return new Map(keys.map((key, i) => [key, values[i] ?? '']));
 }
 
 /** GET /projects/:id/hooks */
@@ -143,6 +156,8 @@ export const addHook: RouteHandler = (request) => {
     branchFilterStrategy: input.branchFilterStrategy ?? (input.pushEventsBranchFilter ? 'wildcard' : 'all_branches'),
     enableSslVerification: input.enableSslVerification ?? true,
     customWebhookTemplate: input.customWebhookTemplate ?? null,
+    customHeaders: input.customHeaders ?? new Map(),
+    urlVariables: input.urlVariables ?? new Map(),
   };
   request.store.hooks.set(hook.id, hook);
   return { status: 201, body: hookRecord(hook) };
@@ -173,6 +188,8 @@ export const editHook: RouteHandler = (request) => {
   if (input.branchFilterStrategy !== undefined) hook.branchFilterStrategy = input.branchFilterStrategy;
   if (input.enableSslVerification !== undefined) hook.enableSslVerification = input.enableSslVerification;
   if (input.customWebhookTemplate !== undefined) hook.customWebhookTemplate = input.customWebhookTemplate || null;
+  if (input.customHeaders !== undefined) hook.customHeaders = input.customHeaders;
+  if (input.urlVariables !== undefined) hook.urlVariables = input.urlVariables;
   return { status: 200, body: hookRecord(hook) };
 };
 

@@ -221,14 +221,18 @@ export interface SandboxHook {
   branchFilterStrategy: 'wildcard' | 'regex' | 'all_branches';
   enableSslVerification: boolean;
   customWebhookTemplate: string | null;
+  /** Headers sent with each delivery; the values are secrets GitLab never renders. */
+  customHeaders: Map<string, string>;
+  /** Values interpolated into `{name}` parts of the URL; secrets too. */
+  urlVariables: Map<string, string>;
 }
 
 /** The event toggles of a project hook, named as the REST record names them. */
 export const HOOK_EVENTS = [
   'push_events', 'issues_events', 'confidential_issues_events', 'merge_requests_events', 'tag_push_events',
   'note_events', 'confidential_note_events', 'job_events', 'pipeline_events', 'wiki_page_events',
-  'deployment_events', 'feature_flag_events', 'releases_events', 'emoji_events', 'resource_access_token_events',
-  'repository_update_events',
+  'deployment_events', 'feature_flag_events', 'releases_events', 'milestone_events', 'emoji_events',
+  'resource_access_token_events', 'repository_update_events',
 ] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 

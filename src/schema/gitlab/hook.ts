@@ -9,7 +9,9 @@ import { InputError } from '../../errors.js';
 import type { HookRecord } from '../../upstreams/gitlab/records.js';
 import { builder } from '../builder.js';
 import { UPSTREAM_CALL } from '../cost.js';
-import { decodeGlobalId } from '../global-id.js';
+import { checked, wrongType } from '../upstream-values.js';
+import { knownOrNull } from './project-enums.js';
+import { decodeGlobalId, restIdOf, restIdPairOf } from '../global-id.js';
 import { resolveConnection } from '../pagination.js';
 import { inputError, runMutation, UserError, type UserErrorShape } from '../user-error.js';
 import { Project, projectIdFromArg } from './project.js';
@@ -26,17 +28,54 @@ const TOGGLES = [
   ['job_events', 'jobEvents', 'Indicates job status changes trigger the hook.'],
   ['pipeline_events', 'pipelineEvents', 'Indicates pipeline status changes trigger the hook.'],
   ['wiki_page_events', 'wikiPageEvents', 'Indicates wiki page events trigger the hook.'],
+  ['confidential_note_events', 'confidentialNoteEvents', 'Indicates comments on confidential issues trigger the hook.'],
+  ['deployment_events', 'deploymentEvents', 'Indicates deployments trigger the hook.'],
+  ['releases_events', 'releasesEvents', 'Indicates releases trigger the hook.'],
+  ['feature_flag_events', 'featureFlagEvents', 'Indicates feature flag changes trigger the hook.'],
+  ['milestone_events', 'milestoneEvents', 'Indicates milestone events trigger the hook (GitLab 17+).'],
+  ['emoji_events', 'emojiEvents', 'Indicates emoji reactions trigger the hook (GitLab 16+).'],
+  ['resource_access_token_events', 'resourceAccessTokenEvents', 'Indicates project access tokens about to expire trigger the hook (GitLab 16+).'],
+  ['repository_update_events', 'repositoryUpdateEvents', 'Indicates repository updates trigger the hook.'],
 ] as const;
 
+const BranchFilterStrategy = builder.enumType('BranchFilterStrategy', {
+  description: 'How `pushEventsBranchFilter` is read.',
+  values: {
+    WILDCARD: { value: 'wildcard', description: 'A wildcard pattern, e.g. `release/*`.' },
+    REGEX: { value: 'regex', description: 'A regular expression.' },
+    ALL_BRANCHES: { value: 'all_branches', description: 'Every branch; the filter is not used.' },
+  } as const,
+});
+
+const HookKeyValue = builder.inputType('HookKeyValueInput', {
+  description: 'A name and its secret value: a custom header or a URL variable of a hook.',
+  fields: (f) => ({
+    key: f.string({ required: true, description: 'Name of the header or URL variable.' }),
+    value: f.string({ required: true, description: 'Its value. Write-only: GitLab never returns it, and it is never logged.' }),
+  }),
+});
+
+/** The keys of GitLab's masked `[{ key }]` lists. */
+function keysOf(list: unknown): string[] | null {
+  const items = checked(list, 'array');
+  if (!items) return null;
+  return items.map((item) => {
+    const key = checked(item, 'object')?.key;
+    if (typeof key !== 'string') throw wrongType();
+    return key;
+  });
+}
+
 function parseHookId(id: string): [number, number] {
-  const match = /^(\d{1,12})\/(\d{1,12})$/.exec(id);
-  if (!match) throw new InputError(`"${id.slice(0, 80)}" is not a hook id.`, ['id']);
-  return [Number(match[1]), Number(match[2])];
+  const pair = restIdPairOf(id);
+  if (!pair) throw new InputError(`"${id.slice(0, 80)}" is not a hook id.`, ['id']);
+  return pair;
 }
 
 /** A hook named by its global id, or by a numeric id within `projectId`. */
 function hookKeyFromArg(id: string, projectId?: number): [number, number] {
-  if (/^\d{1,12}$/.test(id) && projectId !== undefined) return [projectId, Number(id)];
+  const hookId = restIdOf(id);
+  if (hookId !== null && projectId !== undefined) return [projectId, hookId];
   const decoded = decodeGlobalId(id);
   if (decoded.typename !== 'ProjectHook') throw new InputError(`"${id.slice(0, 80)}" is not a ProjectHook id.`, ['id']);
   return parseHookId(decoded.id);
@@ -50,20 +89,28 @@ builder.node(ProjectHook, {
     return ctx.gitlab.client.getHook(projectId, hookId);
   },
   fields: (t) => ({
-    restId: t.int({ description: 'Numeric id of the hook.', resolve: (h) => h.id }),
-    projectId: t.int({ description: 'Numeric id of the hook\'s project.', resolve: (h) => h.project_id }),
+    restId: t.field({ type: 'SafeInt', description: 'Numeric id of the hook.', resolve: (h) => h.id }),
+    projectId: t.field({ type: 'SafeInt', description: 'Numeric id of the hook\'s project.', resolve: (h) => h.project_id }),
     url: t.exposeString('url', { description: 'URL events are posted to.' }),
     name: t.string({ nullable: true, description: 'Name of the hook (current GitLab).', resolve: (h) => h.name ?? null }),
     description: t.string({ nullable: true, description: 'Description of the hook (current GitLab).', resolve: (h) => h.description ?? null }),
     createdAt: t.field({ type: 'DateTime', description: 'Time the hook was created.', resolve: (h) => h.created_at }),
-    pushEventsBranchFilter: t.string({ nullable: true, description: 'Branches whose pushes trigger the hook (a wildcard pattern).', resolve: (h) => h.push_events_branch_filter ?? null }),
+    pushEventsBranchFilter: t.string({ nullable: true, description: 'Branches whose pushes trigger the hook, read as `branchFilterStrategy` says (GitLab 11 to 15: always a wildcard pattern).', resolve: (h) => checked(h.push_events_branch_filter, 'string') }),
+    branchFilterStrategy: t.field({
+      type: BranchFilterStrategy,
+      nullable: true,
+      description: 'How `pushEventsBranchFilter` is read (GitLab 16+); null from older GitLab, which reads it as a wildcard.',
+      resolve: (h) => knownOrNull(['wildcard', 'regex', 'all_branches'] as const, checked(h.branch_filter_strategy, 'string')),
+    }),
+    customHeaderKeys: t.stringList({ nullable: true, description: 'Names of the custom headers sent with each delivery (GitLab 17+). Their values are secrets GitLab never returns.', resolve: (h) => keysOf(h.custom_headers) }),
+    urlVariableKeys: t.stringList({ nullable: true, description: 'Names of the URL variables interpolated into `url` (GitLab 16+). Their values are secrets GitLab never returns.', resolve: (h) => keysOf(h.url_variables) }),
     enableSslVerification: t.boolean({ nullable: true, description: 'Indicates the receiver\'s TLS certificate is verified.', resolve: (h) => h.enable_ssl_verification ?? null }),
     alertStatus: t.string({ nullable: true, description: 'Delivery health (current GitLab): `executable`, `temporarily_disabled` or `disabled`.', resolve: (h) => h.alert_status ?? null }),
     disabledUntil: t.field({ type: 'DateTime', nullable: true, description: 'Time a temporarily disabled hook is enabled again.', resolve: (h) => h.disabled_until ?? null }),
     ...Object.fromEntries(
       TOGGLES.map(([key, field, description]) => [
         field,
-        t.boolean({ nullable: true, description, resolve: (h: HookRecord) => h[key] ?? (key === 'wiki_page_events' ? ((h as unknown as { wiki_events?: boolean }).wiki_events ?? null) : null) }),
+        t.boolean({ nullable: true, description, resolve: (h: HookRecord) => checked(h[key] ?? (key === 'wiki_page_events' ? (h as unknown as { wiki_events?: boolean }).wiki_events : null), 'boolean') }),
       ]),
     ),
   }),
@@ -109,7 +156,10 @@ function hookFields(t: FieldBuilder, create: boolean) {
   return {
     url: t.string({ required: create, description: 'URL to post events to.' }),
     token: t.string({ description: 'Secret GitLab sends in X-Gitlab-Token so the receiver can check deliveries. Write-only: never returned or logged.' }),
-    pushEventsBranchFilter: t.string({ description: 'Branches whose pushes trigger the hook (a wildcard pattern).' }),
+    pushEventsBranchFilter: t.string({ description: 'Branches whose pushes trigger the hook, read as `branchFilterStrategy` says.' }),
+    branchFilterStrategy: t.field({ type: BranchFilterStrategy, description: 'How `pushEventsBranchFilter` is read (GitLab 16+).' }),
+    customHeaders: t.field({ type: [HookKeyValue], description: 'Headers sent with each delivery (GitLab 17+); replaces the hook\'s list. Values are write-only.' }),
+    urlVariables: t.field({ type: [HookKeyValue], description: 'Variables interpolated into `{name}` parts of the URL (GitLab 16+); replaces the hook\'s list. Values are write-only.' }),
     enableSslVerification: t.boolean({ description: 'Verifies the receiver\'s TLS certificate.' }),
     ...Object.fromEntries(TOGGLES.map(([, field, description]) => [field, t.boolean({ description: description.replace('Indicates', 'Makes it so') })])),
   };
@@ -120,6 +170,9 @@ function hookParams(input: Readonly<Record<string, unknown>>, create: boolean): 
     url: input.url ?? undefined,
     token: input.token ?? undefined,
     push_events_branch_filter: input.pushEventsBranchFilter ?? undefined,
+    branch_filter_strategy: input.branchFilterStrategy ?? undefined,
+    custom_headers: input.customHeaders ?? undefined,
+    url_variables: input.urlVariables ?? undefined,
     enable_ssl_verification: input.enableSslVerification ?? undefined,
   };
   for (const [key, field] of TOGGLES) params[key] = input[field] ?? undefined;
@@ -157,7 +210,7 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { input }, ctx) => {
       if (!/^https?:\/\//i.test(String(input.url))) return { hook: null, errors: [inputError('url', 'url must be an http or https URL.')] };
       const { result, errors } = await runMutation(
-        () => ctx.gitlab.client.createHook(projectIdFromArg(String(input.projectId), true), hookParams(input, true)),
+        () => ctx.gitlab.client.createHook(projectIdFromArg(String(input.projectId), 'projectId'), hookParams(input, true)),
         HOOK_RENAMES,
       );
       return { hook: result, errors };

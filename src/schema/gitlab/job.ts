@@ -10,9 +10,10 @@ import type { ArtifactRecord, CommitRecord, JobRecord, PipelineRefRecord, Runner
 import { builder } from '../builder.js';
 import { UPSTREAM_CALL } from '../cost.js';
 import type { Context } from '../context.js';
-import { decodeGlobalId, localIdOf } from '../global-id.js';
+import { decodeGlobalId, localIdOf, restIdOf, restIdPairOf } from '../global-id.js';
 import { resolveConnection } from '../pagination.js';
 import { fieldsOnNodes } from '../selection.js';
+import { checked } from '../upstream-values.js';
 import { runMutation, UserError, type UserErrorShape } from '../user-error.js';
 import { downloadPath } from './download-paths.js';
 import { Project } from './project.js';
@@ -24,24 +25,36 @@ const JOB_STATUSES = [
   'canceling', 'canceled', 'skipped', 'manual', 'scheduled', 'started',
 ] as const;
 
+const JOB_STATUS_VALUES = {
+  CREATED: { value: 'created', description: 'Created, not yet queued.' },
+  WAITING_FOR_RESOURCE: { value: 'waiting_for_resource', description: 'Waiting for a resource group to free up.' },
+  PREPARING: { value: 'preparing', description: 'The runner is preparing the environment.' },
+  WAITING_FOR_CALLBACK: { value: 'waiting_for_callback', description: 'Waiting for an external callback.' },
+  PENDING: { value: 'pending', description: 'Queued, waiting for a runner.' },
+  RUNNING: { value: 'running', description: 'Running.' },
+  SUCCESS: { value: 'success', description: 'Finished successfully.' },
+  FAILED: { value: 'failed', description: 'Finished with a failure.' },
+  CANCELING: { value: 'canceling', description: 'Being canceled.' },
+  CANCELED: { value: 'canceled', description: 'Canceled.' },
+  SKIPPED: { value: 'skipped', description: 'Skipped.' },
+  MANUAL: { value: 'manual', description: 'Waiting to be played by hand.' },
+  SCHEDULED: { value: 'scheduled', description: 'Scheduled to start later.' },
+  STARTED: { value: 'started', description: 'Played and queued: what GitLab 11 answers to a play (current GitLab answers PENDING).' },
+} as const;
+
 export const JobStatus = builder.enumType('JobStatus', {
   description: 'Status of a CI job or pipeline, as GitLab 11 to 18 report it.',
-  values: {
-    CREATED: { value: 'created', description: 'Created, not yet queued.' },
-    WAITING_FOR_RESOURCE: { value: 'waiting_for_resource', description: 'Waiting for a resource group to free up.' },
-    PREPARING: { value: 'preparing', description: 'The runner is preparing the environment.' },
-    WAITING_FOR_CALLBACK: { value: 'waiting_for_callback', description: 'Waiting for an external callback.' },
-    PENDING: { value: 'pending', description: 'Queued, waiting for a runner.' },
-    RUNNING: { value: 'running', description: 'Running.' },
-    SUCCESS: { value: 'success', description: 'Finished successfully.' },
-    FAILED: { value: 'failed', description: 'Finished with a failure.' },
-    CANCELING: { value: 'canceling', description: 'Being canceled.' },
-    CANCELED: { value: 'canceled', description: 'Canceled.' },
-    SKIPPED: { value: 'skipped', description: 'Skipped.' },
-    MANUAL: { value: 'manual', description: 'Waiting to be played by hand.' },
-    SCHEDULED: { value: 'scheduled', description: 'Scheduled to start later.' },
-    STARTED: { value: 'started', description: 'Played and queued: what GitLab 11 answers to a play (current GitLab answers PENDING).' },
-  } as const,
+  values: JOB_STATUS_VALUES,
+});
+
+/**
+ * The statuses GitLab 17/18 accepts as a job list `scope`
+ * (CommitStatus::AVAILABLE_STATUSES): STARTED, which only GitLab 11 reported,
+ * is refused there with 400, so it is not offered as a filter.
+ */
+const JobScope = builder.enumType('JobScope', {
+  description: 'A status a job list can be filtered by: every JobStatus but STARTED, which GitLab 17/18 refuses as a scope.',
+  values: (({ STARTED: _started, ...scopes }) => scopes)(JOB_STATUS_VALUES),
 });
 
 const Commit = builder.objectRef<CommitRecord>('Commit').implement({
@@ -61,7 +74,7 @@ const JobArtifact = builder.objectRef<ArtifactRecord>('JobArtifact').implement({
   description: 'A file a job produced: its archive, metadata, trace or reports.',
   fields: (t) => ({
     fileType: t.exposeString('file_type', { description: 'Kind of artifact, e.g. `archive`, `metadata`, `trace`, `junit`.' }),
-    size: t.float({ description: 'Size in bytes.', resolve: (a) => a.size }),
+    size: t.field({ type: 'SafeInt', description: 'Size in bytes.', resolve: (a) => a.size }),
     filename: t.exposeString('filename', { description: 'File name.' }),
     fileFormat: t.string({ nullable: true, description: 'Format, e.g. `zip`, `gzip`, `raw`.', resolve: (a) => a.file_format ?? null }),
   }),
@@ -70,7 +83,7 @@ const JobArtifact = builder.objectRef<ArtifactRecord>('JobArtifact').implement({
 const JobRunner = builder.objectRef<RunnerRecord>('JobRunner').implement({
   description: 'The runner that ran a job.',
   fields: (t) => ({
-    restId: t.int({ description: 'Numeric id of the runner.', resolve: (r) => r.id }),
+    restId: t.field({ type: 'SafeInt', description: 'Numeric id of the runner.', resolve: (r) => r.id }),
     description: t.string({ nullable: true, description: 'Description of the runner.', resolve: (r) => r.description ?? null }),
     name: t.string({ nullable: true, description: 'Name of the runner.', resolve: (r) => r.name ?? null }),
     active: t.boolean({ nullable: true, description: 'Indicates the runner takes jobs.', resolve: (r) => r.active ?? (r.paused === undefined ? null : !r.paused) }),
@@ -84,8 +97,8 @@ const JobRunner = builder.objectRef<RunnerRecord>('JobRunner').implement({
 export const Pipeline = builder.objectRef<PipelineRefRecord & { project_id: number }>('Pipeline').implement({
   description: 'A CI pipeline: the jobs run for one commit of a ref.',
   fields: (t) => ({
-    restId: t.int({ description: 'Numeric id of the pipeline.', resolve: (p) => p.id }),
-    projectId: t.int({ description: 'Numeric id of the pipeline\'s project.', resolve: (p) => p.project_id }),
+    restId: t.field({ type: 'SafeInt', description: 'Numeric id of the pipeline.', resolve: (p) => p.id }),
+    projectId: t.field({ type: 'SafeInt', description: 'Numeric id of the pipeline\'s project.', resolve: (p) => p.project_id }),
     ref: t.exposeString('ref', { description: 'Branch or tag the pipeline ran for.' }),
     sha: t.exposeString('sha', { description: 'Commit SHA the pipeline ran for.' }),
     status: t.field({ type: JobStatus, nullable: true, description: 'Status of the pipeline.', resolve: (p) => knownOrNull(JOB_STATUSES, p.status) }),
@@ -97,7 +110,7 @@ export const Pipeline = builder.objectRef<PipelineRefRecord & { project_id: numb
       {
         type: Job,
         description: 'Jobs of the pipeline.',
-        args: { statuses: t.arg({ type: [JobStatus], description: 'Returns only jobs in these statuses.' }) },
+        args: { statuses: t.arg({ type: [JobScope], description: 'Returns only jobs in these statuses.' }) },
         resolve: (p, args, ctx, info) => listJobs(ctx, info, p.project_id, args, p.id),
       },
       JobConnection,
@@ -115,7 +128,7 @@ builder.node(Job, {
     return ctx.gitlab.loaders.job(projectId, jobId);
   },
   fields: (t) => ({
-    restId: t.int({ description: 'Numeric id of the job.', resolve: (j) => j.id }),
+    restId: t.field({ type: 'SafeInt', description: 'Numeric id of the job.', resolve: (j) => j.id }),
     name: t.exposeString('name', { description: 'Name of the job.' }),
     stage: t.exposeString('stage', { description: 'Stage of the job.' }),
     ref: t.exposeString('ref', { description: 'Branch or tag the job ran for.' }),
@@ -151,7 +164,12 @@ builder.node(Job, {
     }),
     user: t.field({ type: User, nullable: true, description: 'User who started the job.', resolve: (j) => j.user ?? null }),
     project: t.field({ type: Project, nullable: true, complexity: UPSTREAM_CALL, description: 'Project of the job.', resolve: (j, _args, ctx) => ctx.gitlab.loaders.project(j.project_id) }),
-    downloadUrl: t.string({ nullable: true, description: 'Download URL GitLab reports for erase and keep responses.', resolve: (j) => j.download_url ?? null }),
+    downloadUrl: t.string({
+      nullable: true,
+      description: 'Download URL that GitLab 11 sent in erase and keep responses; current GitLab never sends it, so it is null there.',
+      deprecationReason: 'GitLab 12+ no longer sends it: use artifactsArchiveUrl, which works on every version.',
+      resolve: (j) => checked(j.download_url, 'string'),
+    }),
     traceUrl: t.string({
       description: 'Gateway URL streaming the job\'s log (send the same credentials).',
       resolve: (j) => downloadPath(['projects', j.project_id, 'jobs', j.id, 'trace']),
@@ -190,9 +208,9 @@ export const JobConnection = builder.connectionObject(
 
 /** "42/1001" to [42, 1001]; throws InputError for anything else. */
 export function parseJobId(id: string): [number, number] {
-  const match = /^(\d{1,12})\/(\d{1,15})$/.exec(id);
-  if (!match) throw new InputError(`"${id.slice(0, 80)}" is not a job id.`, ['id']);
-  return [Number(match[1]), Number(match[2])];
+  const pair = restIdPairOf(id);
+  if (!pair) throw new InputError(`"${id.slice(0, 80)}" is not a job id.`, ['id']);
+  return pair;
 }
 
 /**
@@ -243,7 +261,8 @@ function listJobs(
 
 /** The job a `Project.job(id:)` or mutation argument names: a Job global id, or a plain number within `projectId`. */
 function jobKeyFromArg(id: string, projectId?: number): [number, number] {
-  if (/^\d{1,15}$/.test(id) && projectId !== undefined) return [projectId, Number(id)];
+  const jobId = restIdOf(id);
+  if (jobId !== null && projectId !== undefined) return [projectId, jobId];
   const decoded = decodeGlobalId(id);
   if (decoded.typename !== 'Job') throw new InputError(`"${id.slice(0, 80)}" is not a Job id.`, ['id']);
   return parseJobId(decoded.id);
@@ -254,7 +273,7 @@ builder.objectFields(Project, (t) => ({
     {
       type: Job,
       description: 'CI jobs of the project, newest first.',
-      args: { statuses: t.arg({ type: [JobStatus], description: 'Returns only jobs in these statuses.' }) },
+      args: { statuses: t.arg({ type: [JobScope], description: 'Returns only jobs in these statuses.' }) },
       resolve: (p, args, ctx, info) => listJobs(ctx, info, p.id, args),
     },
     JobConnection,
@@ -264,8 +283,8 @@ builder.objectFields(Project, (t) => ({
       type: Job,
       description: 'Jobs of one pipeline of the project.',
       args: {
-        pipelineId: t.arg.int({ required: true, description: 'Numeric id of the pipeline.' }),
-        statuses: t.arg({ type: [JobStatus], description: 'Returns only jobs in these statuses.' }),
+        pipelineId: t.arg({ type: 'SafeInt', required: true, description: 'Numeric id of the pipeline.' }),
+        statuses: t.arg({ type: [JobScope], description: 'Returns only jobs in these statuses.' }),
       },
       resolve: (p, args, ctx, info) => listJobs(ctx, info, p.id, args, args.pipelineId),
     },
@@ -372,7 +391,7 @@ builder.asEntity(Job, {
   key: builder.selection<{ id: string }>('id'),
   resolveReference: (ref, ctx) => {
     const id = localIdOf(ref.id, 'Job');
-    const key = id === null || !/^\d{1,12}\/\d{1,15}$/.test(id) ? null : parseJobId(id);
+    const key = id === null ? null : restIdPairOf(id);
     return key ? ctx.gitlab.loaders.job(...key) : null;
   },
 });

@@ -86,7 +86,7 @@ export type JobStatusUpdatedSubscriptionVariables = Exact<{
 }>;
 
 
-export type JobStatusUpdatedSubscription = { jobStatusUpdated: { id: string, restId: number | null, name: string | null, status: JobStatus | null } | null };
+export type JobStatusUpdatedSubscription = { jobStatusUpdated: { id: string, restId: unknown, name: string | null, status: JobStatus | null } | null };
 
 export type ProjectByPathQueryVariables = Exact<{
   fullPath: string;
