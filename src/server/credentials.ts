@@ -35,6 +35,8 @@ export function gitlabCredentials(headers: Headers, url: URL): Record<string, st
     if (source.header === 'authorization' && !/^Bearer\s+\S+$/i.test(value)) continue;
     forwarded[source.upstream] = value;
   }
+  // Sudo acts as another user on behalf of a token: alone, it could only earn a 401 on every call.
+  if (forwarded.sudo !== undefined && Object.keys(forwarded).length === 1) delete forwarded.sudo;
   return forwarded;
 }
 

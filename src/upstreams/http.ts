@@ -198,6 +198,10 @@ export function upstreamMessage(body: unknown): string | null {
   if (body && typeof body === 'object') {
     const record = body as Record<string, unknown>;
     const text = record.message ?? record.error_description ?? record.error;
+    // GitLab's OAuth refusal names the scope the token lacks: keep it, it is what the caller must fix.
+    if (record.error === 'insufficient_scope' && typeof text === 'string' && typeof record.scope === 'string') {
+      return `${text.slice(0, 240)} The token needs the ${record.scope.slice(0, 40)} scope.`;
+    }
     if (typeof text === 'string') return text.slice(0, 300);
     if (text && typeof text === 'object') return JSON.stringify(text).slice(0, 300);
   }

@@ -21,6 +21,32 @@ describe('credential forwarding', () => {
     expect(t.calls()[0]?.headers.authorization).toBeUndefined();
   });
 
+  it('answers a Sudo user GitLab does not know with its 404 naming the user, on every single read', async () => {
+    const sudo = { token: 'admin-token', headers: { sudo: 'nobody' } };
+    const reads = [
+      '{ project(id: "1") { name } }',
+      '{ node(id: "gid://duograph/Job/1/1001") { id } }',
+      '{ node(id: "gid://duograph/ProjectHook/1/1") { id } }',
+    ];
+    for (const query of reads) {
+      const res = await t.gql<Record<string, unknown>>(query, {}, sudo);
+      expect(Object.values(res.data ?? {})).toEqual([null]);
+      expect(res.errors?.[0]).toMatchObject({
+        message: "GitLab answered 404: 404 User with ID or username 'nobody' Not Found.",
+        extensions: { code: 'NOT_FOUND', upstream: { status: 404 } },
+      });
+    }
+    // Without Sudo, an unknown project is still plain null.
+    expect(await t.gql('{ project(id: "99999") { name } }', {}, { token: 'admin-token' })).toMatchObject({ data: { project: null } });
+  });
+
+  it('does not forward a Sudo header that comes without a token', async () => {
+    t.resetCalls();
+    const res = await t.gql(QUERY, {}, { token: null, headers: { sudo: 'alice' } });
+    expect(res.errors).toBeUndefined();
+    expect(t.calls()[0]?.headers.sudo).toBeUndefined();
+  });
+
   it('forwards Authorization: Bearer as received', async () => {
     t.resetCalls();
     const res = await t.gql(QUERY, {}, { token: null, headers: { authorization: 'Bearer demo-token' } });

@@ -139,7 +139,11 @@ export function nameAndPathErrors(
   }
   for (const project of store.projects.values()) {
     if (project.namespaceId !== namespaceId || project.id === except) continue;
-    if (name !== '' && project.name.toLowerCase() === name.toLowerCase() && !errors.name) add('name', 'has already been taken');
+    if (name !== '' && project.name.toLowerCase() === name.toLowerCase() && !errors.name) {
+      add('name', 'has already been taken');
+      // Since GitLab 15 a project's name is validated on its project namespace too: gitlab.com names both keys.
+      add('project_namespace.name', 'has already been taken');
+    }
     if (path !== '' && project.path.toLowerCase() === path.toLowerCase() && !errors.path) add('path', 'has already been taken');
   }
   return errors;

@@ -4,7 +4,7 @@
  * parameters, pagination headers and not-found answers.
  */
 import { UpstreamError } from '../../errors.js';
-import { codeForStatus, multipartBody, type HttpClient, type QueryValue, type StreamResponse, type UpstreamRequest, type UpstreamResponse } from '../http.js';
+import { codeForStatus, multipartBody, upstreamMessage, type HttpClient, type QueryValue, type StreamResponse, type UpstreamRequest, type UpstreamResponse } from '../http.js';
 import type { Page } from '../pagination.js';
 import type { RelayHead, RelaySink } from '../relay.js';
 import type {
@@ -89,6 +89,16 @@ function keepFields(fields: readonly (keyof JobRecord)[]): (body: unknown) => un
       return kept;
     });
   };
+}
+
+/**
+ * Whether a 404 body is GitLab's answer to a Sudo user it does not know
+ * (`404 User with ID or username 'x' Not Found`): that is an error for every
+ * read, not a resource that does not exist.
+ */
+function isSudoNotFound(body: unknown): boolean {
+  const message = body && typeof body === 'object' ? (body as { message?: unknown }).message : undefined;
+  return typeof message === 'string' && /^404 User with ID or username .* Not Found$/.test(message);
 }
 
 /** GitLab's job record does not name its project; every job path needs it, so the client adds it. */
@@ -334,10 +344,6 @@ export class GitlabClient {
   async getTrace(id: number, jobId: number, maxBytes: number): Promise<string | null> {
     const response = await this.download(['projects', id, 'jobs', jobId, 'trace'], {});
     const info = { name: 'gitlab', status: response.status, method: 'GET', path: `/api/v4/projects/${id}/jobs/${jobId}/trace` };
-    if (response.status === 404) {
-      response.body.resume();
-      return null;
-    }
     if (response.status >= 300) {
       const text = await response.body.text();
       let body: unknown = null;
@@ -346,7 +352,8 @@ export class GitlabClient {
       } catch {
         // A non-JSON error body: the status alone says enough.
       }
-      throw new UpstreamError(`GitLab answered ${response.status}.`, codeForStatus(response.status), info, body);
+      if (response.status === 404 && !isSudoNotFound(body)) return null;
+      throw new UpstreamError(`GitLab answered ${response.status}${isSudoNotFound(body) ? `: ${upstreamMessage(body) ?? ''}` : ''}.`, codeForStatus(response.status), info, body);
     }
     const chunks: Buffer[] = [];
     let size = 0;
@@ -396,11 +403,12 @@ export class GitlabClient {
     return this.http.json<T>({ method, path, body, headers: this.credentials, signal: this.signal });
   }
 
+  /** The body, or null for a 404, unless the 404 is about the Sudo user rather than the resource. */
   private async orNull<T>(call: Promise<UpstreamResponse<T>>): Promise<T | null> {
     try {
       return (await call).body;
     } catch (error) {
-      if (error instanceof UpstreamError && error.code === 'NOT_FOUND') return null;
+      if (error instanceof UpstreamError && error.code === 'NOT_FOUND' && !isSudoNotFound(error.body)) return null;
       throw error;
     }
   }

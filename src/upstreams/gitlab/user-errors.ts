@@ -18,20 +18,36 @@ export interface UserErrorRecord {
   code: UserErrorCode;
 }
 
+/**
+ * The parameter a validation key stands for. A dotted key names an attribute
+ * of an associated record (`project_namespace.name`, what gitlab.com answers
+ * for a taken project name): the caller sent its last part (`name`).
+ */
+function paramOf(key: string): string {
+  return key.slice(key.lastIndexOf('.') + 1);
+}
+
 function fromValidationMap(map: Record<string, unknown>, path: string[]): UserErrorRecord[] {
   const errors: UserErrorRecord[] = [];
-  for (const [key, value] of Object.entries(map)) {
+  const seen = new Set<string>();
+  const push = (error: UserErrorRecord) => {
+    const key = `${error.field.join('.')}\u0000${error.message}`;
+    if (!seen.has(key)) errors.push(error);
+    seen.add(key);
+  };
+  for (const [dotted, value] of Object.entries(map)) {
+    const key = paramOf(dotted);
     const field = key === 'base' ? path : [...path, key];
     if (Array.isArray(value)) {
       for (const text of value) {
         const message = String(text);
         const prefix = key === 'base' ? '' : `${key} `;
-        errors.push({ message: `${prefix}${message}`, field, code: /already been taken|already exists/i.test(message) ? 'TAKEN' : 'INVALID' });
+        push({ message: `${prefix}${message}`, field, code: /already been taken|already exists/i.test(message) ? 'TAKEN' : 'INVALID' });
       }
     } else if (value && typeof value === 'object') {
-      errors.push(...fromValidationMap(value as Record<string, unknown>, field));
+      for (const error of fromValidationMap(value as Record<string, unknown>, field)) push(error);
     } else if (typeof value === 'string') {
-      errors.push({ message: `${key} ${value}`, field, code: 'INVALID' });
+      push({ message: `${key} ${value}`, field, code: 'INVALID' });
     }
   }
   return errors;
@@ -74,8 +90,9 @@ export function userErrorsOf(error: unknown): UserErrorRecord[] | null {
   const code = status === null ? undefined : STATUS_CODES[status];
   if (!code) return null;
   const body = error.body;
-  if (status === 422 && body && typeof body === 'object' && typeof (body as Record<string, unknown>).message === 'object') {
-    return fromBadRequest(body);
+  // A 409 (a fork or create whose name is taken) and a 422 can hold the same validation map as a 400.
+  if ((status === 409 || status === 422) && body && typeof body === 'object' && typeof (body as Record<string, unknown>).message === 'object') {
+    return fromBadRequest(body).map((e) => (status === 409 && e.code === 'INVALID' ? { ...e, code: 'CONFLICT' } : e));
   }
   return [{ message: upstreamMessage(body) ?? `GitLab answered ${status}.`, field: [], code }];
 }
