@@ -3,6 +3,7 @@ import { printSubgraphSchema } from '@apollo/subgraph';
 import type { GraphQLSchema } from 'graphql';
 import { builder } from './builder.js';
 import { resolveNodeIdsSynchronously } from './node-ids.js';
+import { checkUpstreamValues } from './strict-values.js';
 import './scalars.js';
 import './gitlab/project.js';
 import './gitlab/project-mutations.js';
@@ -21,6 +22,7 @@ import './hubzilla/group.js';
 export function buildSchema(): GraphQLSchema {
   const schema = builder.toSubGraphSchema({ sortSchema: true, linkUrl: 'https://specs.apollo.dev/federation/v2.6' });
   resolveNodeIdsSynchronously(schema);
+  checkUpstreamValues(schema);
   return schema;
 }
 

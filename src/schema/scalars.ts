@@ -11,7 +11,7 @@ builder.scalarType('DateTime', {
     // Most upstream timestamps are already canonical: skip the Date round trip (thousands per list).
     if (typeof value === 'string' && CANONICAL.test(value)) return value;
     const date = value instanceof Date ? value : new Date(String(value));
-    if (Number.isNaN(date.getTime())) throw new GraphQLError(`"${String(value).slice(0, 40)}" is not a timestamp.`);
+    if (Number.isNaN(date.getTime())) throw new GraphQLError('The value is not a timestamp.');
     return date.toISOString();
   },
   parseValue: (value) => {

@@ -7,6 +7,9 @@ import { GraphQLError } from 'graphql';
 import { createGraphQLError, maskError as yogaMaskError } from 'graphql-yoga';
 import { InputError, UpstreamError } from '../errors.js';
 
+/** What graphql-js and the gateway's scalars say when a value does not serialize. */
+const SERIALIZATION = /cannot represent|is not a timestamp/i;
+
 export function maskError(error: unknown, message: string): Error {
   const located = error instanceof GraphQLError ? error : null;
   const original = located?.originalError ?? error;
@@ -16,6 +19,10 @@ export function maskError(error: unknown, message: string): Error {
       ...where,
       extensions: { code: original.code, upstream: { ...original.upstream } },
     });
+  }
+  // graphql-js prints the value a scalar refuses ("String cannot represent value: { token: ... }"): never pass it on.
+  if (original instanceof GraphQLError && located?.path && original.extensions.code === undefined && SERIALIZATION.test(original.message)) {
+    return createGraphQLError('This field\'s value has the wrong type and cannot be shown.', { ...where, extensions: { code: 'UPSTREAM_ERROR' } });
   }
   if (original instanceof InputError) {
     return createGraphQLError(original.message, {

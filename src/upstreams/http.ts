@@ -246,12 +246,13 @@ interface ReadResponse<T> {
 type Decode<T> = (text: string) => T;
 
 /** A JSON body: its value (null for an empty body), or not JSON at all. */
-type JsonContent = { parsed: true; value: unknown } | { parsed: false };
+/** `empty`: no body at all, which a 204 or 304 means and a 200 or 201 must not. */
+type JsonContent = { parsed: true; value: unknown; empty?: boolean } | { parsed: false };
 
 const asText: Decode<string> = (text) => text;
 
 const asJson: Decode<JsonContent> = (text) => {
-  if (text.length === 0) return { parsed: true, value: null };
+  if (text.length === 0) return { parsed: true, value: null, empty: true };
   try {
     return { parsed: true, value: JSON.parse(text) as unknown };
   } catch {
@@ -263,7 +264,7 @@ const asJson: Decode<JsonContent> = (text) => {
 function selecting(select: (body: unknown) => unknown): Decode<JsonContent> {
   return (text) => {
     const content = asJson(text);
-    return content.parsed ? { parsed: true, value: select(content.value) } : content;
+    return content.parsed ? { ...content, value: select(content.value) } : content;
   };
 }
 
@@ -337,6 +338,10 @@ export class HttpClient {
     }
     if (!parsed) {
       throw new UpstreamError(`${this.label()} sent a body that is not JSON.`, 'UPSTREAM_ERROR', info);
+    }
+    // A 200 or 201 says it holds a record: an empty one is the upstream's fault, not a record that does not exist.
+    if (content.empty && (status === 200 || status === 201)) {
+      throw new UpstreamError(`${this.label()} sent an empty ${status} answer.`, 'UPSTREAM_ERROR', { ...info, status });
     }
     return { status, headers: response.headers, body: body as T };
   }

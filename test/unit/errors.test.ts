@@ -46,3 +46,21 @@ describe('paths and queries', () => {
     expect(encodeQuery({})).toBe('');
   });
 });
+
+describe('serialization errors', () => {
+  it('are masked with the field path, without the value graphql-js printed', async () => {
+    const { GraphQLString, locatedError } = await import('graphql');
+    const { maskError } = await import('../../src/server/mask-error.js');
+    let thrown: unknown;
+    try {
+      GraphQLString.serialize({ token: 'glpat-SENTINELserialize000' });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(String(thrown)).toContain('glpat-SENTINEL');
+    const masked = maskError(locatedError(thrown, [], ['project', 'name']), 'Unexpected error.') as import('graphql').GraphQLError;
+    expect(masked.message).toBe("This field's value has the wrong type and cannot be shown.");
+    expect(masked.path).toEqual(['project', 'name']);
+    expect(masked.extensions).toEqual({ code: 'UPSTREAM_ERROR' });
+  });
+});
