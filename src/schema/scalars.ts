@@ -39,6 +39,8 @@ builder.addScalarType(
   'SafeInt',
   new GraphQLScalarType({
     ...GraphQLSafeInt.toConfig(),
+    // strict-values.ts has checked every upstream value already: a safe integer goes out as it is.
+    serialize: (value) => (typeof value === 'number' && Number.isSafeInteger(value) ? value : GraphQLSafeInt.serialize(value)),
     description: 'A whole number from -(2^53-1) to 2^53-1, exact in JSON and JavaScript: REST ids (GitLab job ids are past 2^31) and byte counts.',
   }),
 );
