@@ -1,7 +1,11 @@
+#!/usr/bin/env node
 /**
- * Command-line entry: `serve` (default) starts the gateway, with the sandbox
- * GitLab in-process when no GITLAB_URL is set; `sandbox` starts only the
- * sandbox; `print-schema` prints the SDL. SIGTERM and SIGINT stop cleanly.
+ * Command-line entry (`duograph`, `npm start`): `serve` (default) starts the
+ * gateway, with the sandbox GitLab in-process when no GITLAB_URL is set;
+ * `sandbox` starts only the sandbox; `print-schema` prints the SDL. SIGTERM
+ * and SIGINT stop cleanly. A start that cannot succeed (bad configuration, a
+ * busy port, a host that is not this machine's, Redis out of reach) prints one
+ * line and exits 2.
  */
 import { setFlagsFromString } from 'node:v8';
 import { configHelp, ConfigError, loadConfig, type Config } from './config.js';
@@ -81,6 +85,20 @@ async function serve(config: Config): Promise<() => Promise<void>> {
   };
 }
 
+/** Why the gateway cannot start, in one line naming the setting to change; null for anything else. */
+function startFailure(error: unknown, config: Config): string | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  const where = `${config.host ?? '0.0.0.0'}:${config.port}`;
+  if (code === 'EADDRINUSE') return `port ${config.port} is already in use on ${config.host ?? 'every address'} (set PORT or --port)`;
+  if (code === 'EACCES') return `not allowed to listen on ${where} (ports below 1024 need privileges; set PORT or --port)`;
+  if (code === 'ENOTFOUND' || code === 'EADDRNOTAVAIL' || code === 'EAI_AGAIN') {
+    return `cannot listen on host "${config.host ?? ''}": it is not an address of this machine (set HOST or --host)`;
+  }
+  // The Redis bus refuses to start rather than lose events across instances (event-bus.ts).
+  if (error instanceof Error && error.message.startsWith('Redis (REDIS_URL)')) return error.message;
+  return null;
+}
+
 async function main(argv: readonly string[]): Promise<void> {
   if (argv.includes('--help') || argv.includes('-h')) {
     console.log(USAGE);
@@ -123,7 +141,14 @@ async function main(argv: readonly string[]): Promise<void> {
       break;
     }
     case 'serve':
-      stop = await serve(config);
+      try {
+        stop = await serve(config);
+      } catch (error) {
+        const failure = startFailure(error, config);
+        if (failure === null) throw error;
+        console.error(`duograph: cannot start: ${failure}`);
+        process.exit(2);
+      }
       break;
     default:
       console.error(`duograph: unknown command "${command}" (see --help)`);
@@ -135,6 +160,13 @@ async function main(argv: readonly string[]): Promise<void> {
   };
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
+}
+
+// A closed stdout (`duograph | head`, a log pipe that died) is not the gateway's failure: stop writing, keep serving.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

@@ -1,15 +1,20 @@
 /**
- * Routes the JSON logs of every gateway the test run starts (in-process,
+ * Builds dist/ from the current sources first, so that the tests of the
+ * production commands (`npm start`, `node dist/src/main.js`, the packed
+ * tarball) run what the sources say. Then routes the JSON logs of every gateway the test run starts (in-process,
  * and `duograph serve` children, which inherit the environment) to one file
  * at debug level, and at the end checks that file: none of the credentials
  * or secrets the tests used may appear in it. A leak fails the run.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TEST_SECRETS } from './helpers/secrets.js';
 
 export default function setup(): () => void {
+  const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: new URL('..', import.meta.url), encoding: 'utf8' });
+  if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}${build.stderr}`);
   const dir = mkdtempSync(join(tmpdir(), 'duograph-test-logs-'));
   const file = join(dir, 'gateway.log');
   process.env.LOG_FILE = file;

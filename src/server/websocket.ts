@@ -403,6 +403,8 @@ class Endpoint {
       WebSocket: GraphqlSocket,
     });
     this.wss.on('connection', (socket: GraphqlSocket) => this.opened(socket));
+    // ws re-emits the HTTP server's errors (a busy port): listen() reports those, so they must not crash the process here.
+    this.wss.on('error', () => {});
   }
 
   get connections(): number {

@@ -135,12 +135,14 @@ export function createRedisEventBus(url: string, onError: (message: string) => v
   const publishClient = new Redis(url, options);
   const subscribeClient = new Redis(url, options);
   let lastError = '';
+  // Until Redis has been reached once, a failure is the start-up's one error line (ready() rejects with it), not a log line.
+  let reached = false;
   for (const client of [publishClient, subscribeClient]) {
     // Report each distinct failure once, never the URL (it may hold a password).
     client.on('error', (error: Error) => {
       if (error.message === lastError) return;
       lastError = error.message;
-      onError(`redis: ${error.message}`);
+      if (reached) onError(`redis: ${error.message}`);
     });
   }
   const whenReady = (client: Redis) =>
@@ -161,6 +163,7 @@ export function createRedisEventBus(url: string, onError: (message: string) => v
       readiness ??= new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`Redis (REDIS_URL) not reachable within ${connectTimeoutMs} ms${lastError ? `: ${lastError}` : ''}`)), connectTimeoutMs);
         void Promise.all([whenReady(publishClient), whenReady(subscribeClient)]).then(() => {
+          reached = true;
           clearTimeout(timer);
           resolve();
         });

@@ -1,7 +1,8 @@
 /**
  * Graceful shutdown: the server stops accepting connections, requests in
  * flight finish, WebSocket subscribers get close code 1001 (going away),
- * SSE subscriptions end, and `duograph serve` does all of it on SIGTERM.
+ * SSE subscriptions end. The production commands do all of it on SIGTERM
+ * (test/e2e/production.test.ts).
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -52,25 +53,4 @@ describe('graceful shutdown', () => {
       await t.close();
     }
   });
-
-  it('lets `duograph serve` finish a request in flight on SIGTERM and exit 0', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--port', '0', '--host', '127.0.0.1'], {
-      cwd: root,
-      env: { ...process.env, GITLAB_URL: '', SANDBOX_LATENCY_MS: '500' },
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    await vi.waitFor(() => expect(output).toMatch(/GraphiQL at (\S+)/), { timeout: 20_000, interval: 50 });
-    const url = /GraphiQL at (\S+)/.exec(output)?.[1] ?? '';
-    const answer = post(url);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    child.kill('SIGTERM');
-    const response = await answer;
-    expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ data: { project: { name: 'Core' } } });
-    expect(await exited).toBe(0);
-    await expect(post(url)).rejects.toThrow();
-  }, 30_000);
 });
