@@ -9,9 +9,11 @@
  * a secret, and stays readable.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { GraphQLError } from 'graphql';
 import { pino, type Logger } from 'pino';
 import type { YogaLogger } from 'graphql-yoga';
 import type { LogLevel } from '../config.js';
+import { InputError, UpstreamError } from '../errors.js';
 
 export type { Logger } from 'pino';
 
@@ -19,17 +21,31 @@ export const REDACTED = '[Redacted]';
 
 /** Keys whose values are credentials or secrets, whatever the object they sit in. */
 const SECRET_KEY = /^(authorization|proxy-authorization|private-token|private_token|job-token|job_token|access_token|x-hubzilla-authorization|x-gitlab-token|cookie|set-cookie|connectionparams|token|runners_token|password|passwd|secret|webhook_secret|.*prvkey.*|.*password.*|.*_token)$/i;
-/** Credentials inside free text: `Bearer x`, `Basic x`, `private_token=x` in a URL. */
-const SECRET_TEXT: readonly [RegExp, string][] = [
-  [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, `$1 ${REDACTED}`],
+type Replacer = (match: string, ...groups: string[]) => string;
+
+/** A digit or symbol, mixed case over 8 characters, or 20 characters or more: what tokens and base64 have and words do not. */
+function looksLikeCredential(payload: string): boolean {
+  return /[^A-Za-z]/.test(payload) || (payload.length >= 8 && /[a-z]/.test(payload) && /[A-Z]/.test(payload)) || payload.length >= 20;
+}
+
+/**
+ * Credentials inside free text: `Bearer x` and `Basic x` (a payload that looks
+ * like one, so that "Basic or Bearer credentials" stays prose), `private_token=x` in a URL, and GitLab's own token
+ * formats (`glpat-`, `glrt-`, `gldt-`, `glptt-`, ..., runner registration
+ * tokens `GR1348941...`) wherever they appear, the caller's or anyone's.
+ */
+const SECRET_TEXT: readonly [RegExp, string | Replacer][] = [
+  [/\b(Bearer|Basic)\s+([A-Za-z0-9._~+/=-]+)/gi, (match, scheme: string, payload: string) => (looksLikeCredential(payload) ? `${scheme} ${REDACTED}` : match)],
   [/([?&](?:private_token|access_token|job_token|token)=)[^&\s#"']+/gi, `$1${REDACTED}`],
+  [/\b(?:glpat|glrt|gldt|glptt|glcbt|glimt|glft|glsoat|gloas|glagent|glffct|glwt)-[A-Za-z0-9_-]{8,}/g, REDACTED],
+  [/\bGR1348941[A-Za-z0-9_-]{8,}/g, REDACTED],
 ];
 const MAX_DEPTH = 8;
 
 /** Text with every credential pattern replaced. */
 export function scrubText(text: string): string {
   let clean = text;
-  for (const [pattern, replacement] of SECRET_TEXT) clean = clean.replace(pattern, replacement);
+  for (const [pattern, replacement] of SECRET_TEXT) clean = clean.replace(pattern, replacement as string);
   return clean;
 }
 
@@ -91,13 +107,33 @@ export function createLogger(options: LoggerOptions): Logger {
   );
 }
 
+/** Codes that say the caller got something wrong or may not: the gateway and its upstreams are fine. */
+const CALLER_CODES = new Set(['UNAUTHENTICATED', 'FORBIDDEN', 'NOT_FOUND', 'BAD_USER_INPUT']);
+
+/**
+ * A failed field as one line without a stack: the caller's mistakes at info,
+ * an upstream's failures at warn (the breaker and metrics count them too).
+ * Null for anything unexpected, which stays an error with its stack.
+ */
+function fieldFailure(error: Error): { level: 'info' | 'warn'; entry: Record<string, unknown> } | null {
+  const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
+  const path = error instanceof GraphQLError ? error.path?.join('.') : undefined;
+  if (original instanceof InputError) return { level: 'info', entry: { code: original.code, field: original.field, path } };
+  if (original instanceof UpstreamError) {
+    return { level: CALLER_CODES.has(original.code) ? 'info' : 'warn', entry: { code: original.code, upstream: original.upstream, path } };
+  }
+  return null;
+}
+
 /** Yoga's logger interface over pino: an Error argument becomes `err`, other arguments `details`. */
 export function yogaLogger(logger: Logger): YogaLogger {
   const forward =
     (level: 'debug' | 'info' | 'warn' | 'error') =>
     (...args: unknown[]): void => {
       const [first, ...rest] = args;
-      if (first instanceof Error) logger[level]({ err: first, ...(rest.length ? { details: rest } : {}) }, first.message);
+      const failure = level === 'error' && first instanceof Error ? fieldFailure(first) : null;
+      if (failure && first instanceof Error) logger[failure.level](failure.entry, first.message);
+      else if (first instanceof Error) logger[level]({ err: first, ...(rest.length ? { details: rest } : {}) }, first.message);
       else if (typeof first === 'string') logger[level](rest.length ? { details: rest } : {}, first);
       else logger[level]({ details: args }, 'yoga');
     };

@@ -19,6 +19,11 @@ describe('log scrubbing', () => {
     expect(scrubText('sent Bearer abc.def and Basic ZGVtbzpkZW1vLXBhc3M= to /x?private_token=tok&a=1&access_token=t2')).toBe(
       'sent Bearer [Redacted] and Basic [Redacted] to /x?private_token=[Redacted]&a=1&access_token=[Redacted]',
     );
+    // Prose about the schemes is not a credential; any GitLab token in any text is, the caller's or another's.
+    expect(scrubText('send Basic or Bearer credentials')).toBe('send Basic or Bearer credentials');
+    expect(scrubText('GitLab said: token glpat-AbCdEf123456789012 and runner GR1348941xyzXYZ12345 are revoked')).toBe(
+      'GitLab said: token [Redacted] and runner [Redacted] are revoked',
+    );
     const error = Object.assign(new Error('upstream said Bearer secret-123'), { token: 'secret-123' });
     expect(scrub(error)).toMatchObject({ type: 'Error', message: 'upstream said Bearer [Redacted]', token: REDACTED });
   });
