@@ -89,7 +89,8 @@ function startProcess(
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${name} did not start within 30 s`)), 30_000);
     child.once('exit', (code) => reject(new Error(`${name} exited with ${code} before it was ready`)));
-    const lines = createInterface({ input: child.stdout! });
+    if (!child.stdout) throw new Error(`${name} has no stdout`);
+    const lines = createInterface({ input: child.stdout });
     lines.on('line', (line) => {
       const ready = parseReady(line);
       if (!ready) return;
@@ -407,20 +408,20 @@ async function main(): Promise<void> {
         throw error;
       });
       try {
-        const [gatewayTarget, plainTarget]: Target[] = [
+        const [gatewayTarget, plainTarget]: [Target, Target] = [
           { name: 'gateway', server: gateway, url: new URL(gateway.ready.url ?? '') },
           { name: 'plain', server: plain, url: new URL(plain.ready.url ?? '') },
         ];
         // Both answer with the same data, or the comparison means nothing.
         await setLatency(0);
-        const [fromGateway, fromPlain] = await Promise.all([gatewayTarget!, plainTarget!].map((t) => loadClient(t, workload, 1).send()));
+        const [fromGateway, fromPlain] = await Promise.all([gatewayTarget, plainTarget].map((t) => loadClient(t, workload, 1).send()));
         if (!isDeepStrictEqual(JSON.parse(fromGateway ?? ''), JSON.parse(fromPlain ?? ''))) {
           throw new Error(`${workload.name}: the gateway and the plain client answer differently`);
         }
         for (const phase of phases) {
           await setLatency(phase.latencyMs);
           for (const concurrency of phase.concurrencies) {
-            const [gw, pl] = await measurePair(gatewayTarget!, plainTarget!, workload, concurrency, sandbox);
+            const [gw, pl] = await measurePair(gatewayTarget, plainTarget, workload, concurrency, sandbox);
             rows.push({
               workload: workload.name,
               latencyMs: phase.latencyMs,

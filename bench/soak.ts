@@ -81,7 +81,7 @@ async function upstreams(): Promise<void> {
       let due = (carry.get(target) ?? 0) + n * rate;
       while (due >= 1) {
         due -= 1;
-        const fault = FAULTS[Math.floor(Math.random() * FAULTS.length)] ?? FAULTS[0]!;
+        const fault = FAULTS[Math.floor(Math.random() * FAULTS.length)] ?? (FAULTS[0] as (typeof FAULTS)[number]);
         const armed = setTimeout(() => {
           pending.delete(armed);
           target.addFault({ ...fault.rule, times: 1 });
@@ -238,7 +238,7 @@ async function load(): Promise<void> {
 
   async function worker(): Promise<void> {
     while (Date.now() < until && counts.requests < maxRequests) {
-      const op = OPERATIONS[Math.floor(Math.random() * OPERATIONS.length)] ?? OPERATIONS[0]!;
+      const op = OPERATIONS[Math.floor(Math.random() * OPERATIONS.length)] ?? (OPERATIONS[0] as (typeof OPERATIONS)[number]);
       counts.requests++;
       counts.byOperation[op.name] = (counts.byOperation[op.name] ?? 0) + 1;
       try {

@@ -129,7 +129,14 @@ function start(name: string, args: string[], env: Record<string, string>, ready:
       const url = ready.exec(line)?.[1];
       if (url === undefined) return;
       clearTimeout(timer);
-      resolve({ pid: child.pid ?? 0, url, stop: () => (child.kill('SIGTERM'), exited) });
+      resolve({
+        pid: child.pid ?? 0,
+        url,
+        stop: () => {
+          child.kill('SIGTERM');
+          return exited;
+        },
+      });
     });
   });
 }

@@ -291,8 +291,8 @@ class Subscriber {
     }
     while (at < data.length) {
       if (data.length - at < 2) break;
-      const opcode = data[at]! & 0x0f;
-      let length = data[at + 1]! & 0x7f;
+      const opcode = (data[at] ?? 0) & 0x0f;
+      let length = (data[at + 1] ?? 0) & 0x7f;
       let offset = at + 2;
       if (length === 126) {
         if (data.length - at < 4) break;

@@ -44,7 +44,7 @@ export function connectionCost(args: WindowArgs, defaultPageSize: number): { fie
   return { field: calls, multiplier: size };
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any context: the plugin passes the schema's own.
+// biome-ignore lint/suspicious/noExplicitAny: any context: the plugin passes the schema's own.
 type AnyField = GraphQLField<unknown, any, any>;
 
 function isConnection(field: AnyField): boolean {

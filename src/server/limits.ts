@@ -12,7 +12,7 @@ import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { createComplexityRule } from '@pothos/plugin-complexity';
-import { GraphQLError, validate, visit, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { type GraphQLError, validate, visit, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { createGraphQLError, finalAsyncIterator, isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Config } from '../config.js';
 import type { ConcurrencyLimiter } from '../upstreams/resilience.js';

@@ -135,7 +135,7 @@ async function receive(req: IncomingMessage, res: ServerResponse, options: Webho
     const state = read.event.jobs.map((job) => `${job.id}=${job.status}`).join(',');
     keys.push(`event:${eventUuid}:${createHash('sha256').update(`${read.event.kind}:${read.event.pipelineId ?? ''}:${state}`).digest('hex')}`);
   }
-  let outcome;
+  let outcome: Awaited<ReturnType<typeof options.hub.publishWebhook>>;
   try {
     outcome = await options.hub.publishWebhook(read.event, keys);
   } catch (error) {

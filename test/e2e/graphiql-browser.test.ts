@@ -31,6 +31,7 @@ const foreign: string[] = [];
 
 /** The text GraphiQL's result pane shows (Monaco renders spaces as no-break spaces). */
 async function responseText(page: Page): Promise<string> {
+  // biome-ignore lint/performance/useDomNodeTextContent: Playwright's Locator.innerText, the text as the reader sees it, not the DOM property.
   return (await page.locator('.graphiql-response').innerText()).replace(/\u00a0/g, ' ');
 }
 

@@ -4,14 +4,11 @@
  * SSE subscriptions end. The production commands do all of it on SIGTERM
  * (test/e2e/production.test.ts).
  */
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { createClient as createSseClient } from 'graphql-sse';
 import { describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { createTestApp } from '../helpers/app.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const QUERY = JSON.stringify({ query: '{ project(fullPath: "platform/core") { name } }' });
 const post = (url: URL | string) =>
   fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'private-token': 'demo-token' }, body: QUERY });

@@ -43,7 +43,7 @@ const PROJECT = F.project.body as { [key: string]: Json };
 const PROJECT_ID = PROJECT.id as number;
 const JOBS = records(F.jobs);
 const JOB_ID = JOBS[0]?.id as number;
-const PIPELINE_ID = (JOBS[0]?.pipeline as { id: number }).id;
+const PIPELINE_ID = (JOBS[0]?.pipeline as { id: number } | undefined)?.id ?? 0;
 const HOOK_ID = records(F.hooks)[0]?.id as number;
 
 /** Every project record of the fixtures by id, for GET /projects/:id: the single read where there is one, else the list item. */
@@ -161,7 +161,9 @@ function indexById(value: Json, index: Map<number, { [key: string]: Json }>): Ma
  */
 function nullsOverValues(value: unknown, record: Json | undefined, index: Map<number, { [key: string]: Json }>, path: string, found: string[]): string[] {
   if (Array.isArray(value)) {
-    value.forEach((item, i) => nullsOverValues(item, Array.isArray(record) ? record[i] : undefined, index, `${path}[${i}]`, found));
+    value.forEach((item, i) => {
+      nullsOverValues(item, Array.isArray(record) ? record[i] : undefined, index, `${path}[${i}]`, found);
+    });
     return found;
   }
   if (!value || typeof value !== 'object') return found;

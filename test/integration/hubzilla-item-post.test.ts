@@ -11,7 +11,7 @@ import { createTestApp, type GraphQLResponse, type TestApp } from '../helpers/ap
 const facts = seedFacts();
 const DEMO = `Basic ${Buffer.from('demo:demo-pass').toString('base64')}`;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: results are read by path, as a client reads JSON.
 type Data = any;
 
 const POST = `mutation($input: ChannelItemPostInput!) { channelItemPost(input: $input) {

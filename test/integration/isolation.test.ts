@@ -39,8 +39,8 @@ describe('two users through the same gateway at the same time', () => {
     expect(baseline.alice.errors).toBeUndefined();
     expect(baseline.demo.data?.secret).toBeNull();
     expect(baseline.alice.data?.secret).toMatchObject({ name: expect.any(String) });
-    expect((baseline.demo.data?.channel as { nickname: string }).nickname).toBe('demo');
-    expect((baseline.alice.data?.channel as { nickname: string }).nickname).toBe('alice');
+    expect((baseline.demo.data?.channel as { nickname: string } | undefined)?.nickname).toBe('demo');
+    expect((baseline.alice.data?.channel as { nickname: string } | undefined)?.nickname).toBe('alice');
     expect(JSON.stringify(baseline.demo.data)).not.toContain('secret-notes');
 
     // Many rounds, both users interleaved and concurrent: every answer equals that user's own baseline.

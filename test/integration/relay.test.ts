@@ -204,7 +204,12 @@ describe('relay: bodies', () => {
     const slow = slowSink(150);
     let reached = () => {};
     const read = new Promise<void>((resolve) => (reached = resolve));
-    const sink: RelaySink = { write: (chunk, done) => (reached(), slow.write(chunk, done)) };
+    const sink: RelaySink = {
+      write: (chunk, done) => {
+        reached();
+        return slow.write(chunk, done);
+      },
+    };
     const server = await scripted((socket) => {
       socket.write(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\n\r\n`), body]));
       void read.then(() => socket.resetAndDestroy());
@@ -284,7 +289,13 @@ describe('relay: failures', () => {
   it('stops and closes the upstream connection when the caller aborts mid-body', async () => {
     const server = await scripted((socket) => socket.write(`HTTP/1.1 200 OK\r\nContent-Length: 100000000\r\n\r\n${'x'.repeat(100_000)}`));
     const abort = new AbortController();
-    const sink: RelaySink = { write: (_chunk, done) => (abort.abort(), setImmediate(done), true) };
+    const sink: RelaySink = {
+      write: (_chunk, done) => {
+        abort.abort();
+        setImmediate(done);
+        return true;
+      },
+    };
     const result = await run(server, sink, { signal: abort.signal });
     expect(result.error?.afterHead).toBe(true);
     await server.closed(1);

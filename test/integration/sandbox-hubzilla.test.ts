@@ -720,9 +720,14 @@ function shapeOf(value: unknown): ShapeTable {
   const table: ShapeTable = new Map();
   const walk = (v: unknown, path: string): void => {
     let entry = table.get(path);
-    if (!entry) table.set(path, (entry = { types: new Set(), objects: 0, keys: new Map() }));
+    if (!entry) {
+      entry = { types: new Set(), objects: 0, keys: new Map() };
+      table.set(path, entry);
+    }
     entry.types.add(typeOf(v));
-    if (Array.isArray(v)) v.forEach((x) => walk(x, `${path}[]`));
+    if (Array.isArray(v)) {
+      for (const x of v) walk(x, `${path}[]`);
+    }
     else if (v !== null && typeof v === 'object') {
       entry.objects++;
       for (const [k, x] of Object.entries(v)) {

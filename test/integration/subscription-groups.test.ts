@@ -13,7 +13,7 @@ import { createTestApp, type TestApp } from '../helpers/app.js';
 
 const SECRET = 'test-webhook-secret-0123456789';
 const fixture = JSON.parse(readFileSync(new URL('../fixtures/gitlab-webhooks/job_event.payload.json', import.meta.url), 'utf8')) as Record<string, unknown>;
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- results are read by path, as a client reads JSON.
+// biome-ignore lint/suspicious/noExplicitAny: results are read by path, as a client reads JSON.
 type Result = { data?: any; errors?: any[] };
 
 class Reader {
@@ -217,14 +217,13 @@ describe('subscription groups', () => {
     c.socket.send(s);
     c.socket.send(s);
     assert.equal(await c.closed, 4409);
-    const t0 = Date.now();
     c = await open();
     assert.equal(await c.closed, 4408);
   });
 
   it('a fork import: two members of a group follow a fork; a joiner after a step gets the current status; all complete', async () => {
     const { STEP_MS } = await import('../../src/sandbox/gitlab/server.js');
-    const fork = await t.gql<any>('mutation { projectFork(input: { id: "platform/core", namespacePath: "demo", path: "core-v", name: "Core V" }) { project { id } errors { message } } }');
+    const fork = await t.gql<Result['data']>('mutation { projectFork(input: { id: "platform/core", namespacePath: "demo", path: "core-v", name: "Core V" }) { project { id } errors { message } } }');
     const id = fork.data?.projectFork.project.id;
     const q = 'subscription ($p: ID!) { projectImportStatusUpdated(projectId: $p) { importStatus } }';
     const a = ws(t), b = ws(t);

@@ -248,7 +248,7 @@ describe('projectImportStatusUpdated', () => {
     expect(id).toMatch(/^gid:\/\/duograph\/Project\/\d+$/);
     const client = wsClient(t);
     const sub = wsSubscribe(client, projectImport, { projectId: id });
-    const status = (r: Result) => (r.data?.projectImportStatusUpdated as { importStatus: string }).importStatus;
+    const status = (r: Result) => (r.data?.projectImportStatusUpdated as { importStatus: string } | undefined)?.importStatus;
     expect(status(await sub.next())).toBe('scheduled');
     t.sandbox.advance(STEP_MS);
     expect(status(await sub.next())).toBe('started');
@@ -470,7 +470,7 @@ describe('jobStatusUpdated from GitLab webhooks', () => {
     const client = wsClient(t);
     const sub = wsSubscribe(client, `subscription { jobStatusUpdated(projectId: "7") { restId status webUrl runner { restId } pipeline { restId status } } }`);
     const initial = await sub.take(5);
-    expect(initial.map((r) => (r.data?.jobStatusUpdated as { restId: number }).restId)).toEqual([2001, 2002, 2003, 2004, 2005]);
+    expect(initial.map((r) => (r.data?.jobStatusUpdated as { restId: number } | undefined)?.restId)).toEqual([2001, 2002, 2003, 2004, 2005]);
     const pipeline = JSON.parse(fixture('pipeline_event.payload.json')) as { project: Record<string, unknown>; object_attributes: Record<string, unknown>; builds: Record<string, unknown>[] };
     pipeline.project.id = 7;
     pipeline.object_attributes.id = 201;

@@ -28,7 +28,7 @@ describe('cursors', () => {
   });
 
   it('rejects cursors it did not issue', () => {
-    for (const bad of ['', 'abc', 'b2Zmc2V0Oi0x', encodeCursor(1) + '!!', Buffer.from('offset:12a').toString('base64url')]) {
+    for (const bad of ['', 'abc', 'b2Zmc2V0Oi0x', `${encodeCursor(1)}!!`, Buffer.from('offset:12a').toString('base64url')]) {
       expect(() => decodeCursor(bad, 'after')).toThrow(InputError);
     }
   });

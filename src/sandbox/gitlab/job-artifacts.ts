@@ -47,7 +47,7 @@ function withJobToken(request: ApiRequest): ApiRequest | JsonResponse {
   const record = request.store.jobTokens.get(token);
   const job = record && request.store.jobs.get(record.jobId);
   const user = job && request.store.users.get(job.userId);
-  if (!user || user.state !== 'active') return UNAUTHORIZED;
+  if (user?.state !== 'active') return UNAUTHORIZED;
   return { ...request, viewer: user };
 }
 

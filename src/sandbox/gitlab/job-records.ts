@@ -157,7 +157,7 @@ export interface JobRenderOptions {
 }
 
 /** The job record of API::Entities::Ci::Job. */
-export function jobRecord(store: GitlabStore, viewer: SandboxUser | null, job: SandboxJob, options: JobRenderOptions = {}): JsonObject {
+export function jobRecord(store: GitlabStore, _viewer: SandboxUser | null, job: SandboxJob, options: JobRenderOptions = {}): JsonObject {
   const pipeline = store.pipelines.get(job.pipelineId);
   const project = store.projects.get(job.projectId);
   const user = store.users.get(job.userId);

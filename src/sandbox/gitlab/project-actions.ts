@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { JsonResponse } from '../http-util.js';
 import { canReadProject, groupAccess } from './access.js';
 import {
-  FORBIDDEN, notFound, roleIn, UNAUTHORIZED, userProject, validationError, type ApiRequest, type RouteHandler,
+  FORBIDDEN, notFound, roleIn, UNAUTHORIZED, userProject, type ApiRequest, type RouteHandler,
 } from './api-request.js';
 import { STEP_MS } from './clock.js';
 import { Params } from './params.js';
@@ -178,7 +178,7 @@ export const shareProject: RouteHandler = (request) => {
   if ('status' in project) return project;
   const { store, viewer } = request;
   const group = groupId === undefined ? undefined : store.namespaces.get(groupId);
-  if (!group || group.kind !== 'group' || !(viewer.admin || groupAccess(store, viewer.id, group.id) > 0)) return notFound('Group');
+  if (group?.kind !== 'group' || !(viewer.admin || groupAccess(store, viewer.id, group.id) > 0)) return notFound('Group');
   if (store.namespaceChain(project.namespaceId).some((ns) => ns.id === group.id)) {
     return { status: 409, body: { message: 'Project cannot be shared with the group it is in or one of its ancestors.' } };
   }

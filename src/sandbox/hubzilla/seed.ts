@@ -695,8 +695,10 @@ export function seedStore(options: SeedOptions = {}): { store: Store; facts: See
   });
   storeFile(store, alice, undefined, { filename: 'alice-notes.txt', filetype: 'text/plain', data: Buffer.from("Alice's private notes.\n"), created: '2026-11-12 11:30:00' });
   for (const c of [demo, projects, alice]) {
-    const last = store.items.filter((i) => i.uid === c.channel_id && i.item_wall === 1).reduce((m, i) => (i.created > m ? i.created : m), c.channel_lastpost);
-    c.channel_lastpost = last;
+    // Hub dates are 'YYYY-MM-DD HH:MM:SS' strings: they order as text.
+    for (const item of store.items) {
+      if (item.uid === c.channel_id && item.item_wall === 1 && item.created > c.channel_lastpost) c.channel_lastpost = item.created;
+    }
   }
   const bulkFiles = options.bulkFiles ?? 0;
   if (bulkFiles > 0) {

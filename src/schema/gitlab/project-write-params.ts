@@ -5,7 +5,7 @@
  * form does not accept is not in that form's input.
  */
 import type { WriteParams } from '../../upstreams/gitlab/client.js';
-import { builder } from '../builder.js';
+import type { builder } from '../builder.js';
 import { MergeMethod, ProjectVisibility } from './project-enums.js';
 
 type ParamType = 'String' | 'Boolean' | 'Int' | 'SafeInt' | 'StringList' | 'Visibility' | 'MergeMethod' | 'File';

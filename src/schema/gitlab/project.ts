@@ -14,7 +14,7 @@ import type { ProjectRecord } from '../../upstreams/gitlab/records.js';
 import { builder } from '../builder.js';
 import { UPSTREAM_CALL } from '../cost.js';
 import type { Context } from '../context.js';
-import { decodeGlobalId, localIdOf, restIdOf } from '../global-id.js';
+import { localIdOf, restIdOf } from '../global-id.js';
 import { resolveConnection } from '../pagination.js';
 import { fieldsOnNodes, selects } from '../selection.js';
 import { checked, checkedStrings } from '../upstream-values.js';
