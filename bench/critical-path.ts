@@ -23,7 +23,10 @@ const RUNS = Number(flags.runs);
 const ROUNDS = 2;
 const HEADERS = { 'private-token': 'demo-token' };
 
-const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('sandbox-process.ts', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NODE_ENV: 'production' } });
+const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('sandbox-process.ts', import.meta.url))], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+  env: { ...process.env, NODE_ENV: 'production' },
+});
 const urls = await new Promise<{ gitlab: string; control: string }>((resolve, reject) => {
   child.once('exit', (code) => reject(new Error(`the sandbox exited with ${code}`)));
   createInterface({ input: child.stdout }).once('line', (line) => resolve(JSON.parse(line) as { gitlab: string; control: string }));
@@ -56,7 +59,9 @@ try {
   console.log(`100x20 calls at ${LATENCY_MS} ms per call, 1 client, p50 of ${RUNS}; critical path ${critical} ms (target: 1.25x = ${1.25 * critical} ms)`);
   for (const mode of ['bytes', 'parsed'] as const) {
     const ms = p50(times[mode]);
-    console.log(`  ${mode === 'bytes' ? 'calls, job pages read as bytes' : 'calls, job pages parsed       '}: ${ms.toFixed(1)} ms = ${(ms / critical).toFixed(2)}x`);
+    console.log(
+      `  ${mode === 'bytes' ? 'calls, job pages read as bytes' : 'calls, job pages parsed       '}: ${ms.toFixed(1)} ms = ${(ms / critical).toFixed(2)}x`,
+    );
   }
 } finally {
   await pool.close();

@@ -74,7 +74,9 @@ async function main(): Promise<void> {
   }
   const pct = (us: number) => `${((100 * us) / busy).toFixed(1).padStart(5)}%`;
   const ms = (us: number) => `${(us / 1000).toFixed(0).padStart(7)} ms`;
-  console.log(`${file}\nwall ${((profile.endTime - profile.startTime) / 1e6).toFixed(1)} s, busy ${(busy / 1e6).toFixed(1)} s, idle ${(idle / 1e6).toFixed(1)} s; percentages of busy time\n`);
+  console.log(
+    `${file}\nwall ${((profile.endTime - profile.startTime) / 1e6).toFixed(1)} s, busy ${(busy / 1e6).toFixed(1)} s, idle ${(idle / 1e6).toFixed(1)} s; percentages of busy time\n`,
+  );
   console.log('Self time by package');
   for (const [name, us] of [...packages].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`${ms(us)} ${pct(us)}  ${name}`);
   console.log(`\nTop ${values.top} functions by self time`);

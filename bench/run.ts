@@ -74,12 +74,7 @@ interface Server {
 }
 
 /** Spawns a process and resolves once `parseReady` accepts a line of its stdout. */
-function startProcess(
-  name: string,
-  args: string[],
-  env: Record<string, string>,
-  parseReady: (line: string) => Record<string, string> | null,
-): Promise<Server> {
+function startProcess(name: string, args: string[], env: Record<string, string>, parseReady: (line: string) => Record<string, string> | null): Promise<Server> {
   const child: ChildProcess = spawn(process.execPath, args, {
     cwd: new URL('.', ROOT),
     env: { ...process.env, NODE_ENV: 'production', NODE_OPTIONS: flags['node-options'] ?? '', ...env },
@@ -141,7 +136,16 @@ function startGateway(upstreams: Record<string, string>): Promise<Server> {
 function startPlain(upstreams: Record<string, string>): Promise<Server> {
   return startProcess(
     'plain',
-    [...profileFlags('plain'), 'dist/bench/plain-client.js', '--gitlab', upstreams.gitlab ?? '', '--hubzilla', upstreams.hubzilla ?? '', '--connections', String(CONNECTIONS)],
+    [
+      ...profileFlags('plain'),
+      'dist/bench/plain-client.js',
+      '--gitlab',
+      upstreams.gitlab ?? '',
+      '--hubzilla',
+      upstreams.hubzilla ?? '',
+      '--connections',
+      String(CONNECTIONS),
+    ],
     {},
     json,
   );
@@ -319,17 +323,46 @@ const fixed = (value: number, digits = 1): string => (Number.isFinite(value) ? v
 
 function table(rows: Row[]): string {
   const head = [
-    'workload', 'lat ms', 'c', 'req/s gw', 'req/s plain', 'gw/plain', 'p50 gw', 'p50 plain', 'p99 gw', 'p99 plain',
-    'CPU ms/req gw', 'CPU plain', 'gw/plain', 'RSS MB gw', 'RSS plain', 'calls/req', 'min', 'p50/crit gw', 'p50/crit plain',
+    'workload',
+    'lat ms',
+    'c',
+    'req/s gw',
+    'req/s plain',
+    'gw/plain',
+    'p50 gw',
+    'p50 plain',
+    'p99 gw',
+    'p99 plain',
+    'CPU ms/req gw',
+    'CPU plain',
+    'gw/plain',
+    'RSS MB gw',
+    'RSS plain',
+    'calls/req',
+    'min',
+    'p50/crit gw',
+    'p50/crit plain',
   ];
   const body = rows.map((r) => [
-    r.workload, String(r.latencyMs), String(r.concurrency),
-    fixed(r.gateway.rps), fixed(r.plain.rps), fixed(r.gateway.rps / r.plain.rps, 2),
-    fixed(r.gateway.p50), fixed(r.plain.p50), fixed(r.gateway.p99), fixed(r.plain.p99),
-    fixed(r.gateway.cpuMsPerRequest, 2), fixed(r.plain.cpuMsPerRequest, 2), fixed(r.gateway.cpuMsPerRequest / r.plain.cpuMsPerRequest, 2),
-    fixed(r.gateway.peakRssMb, 0), fixed(r.plain.peakRssMb, 0),
-    fixed(r.gateway.callsPerRequest, 2), String(r.minimumCalls),
-    r.criticalPathMs ? fixed(r.gateway.p50 / r.criticalPathMs, 2) : '-', r.criticalPathMs ? fixed(r.plain.p50 / r.criticalPathMs, 2) : '-',
+    r.workload,
+    String(r.latencyMs),
+    String(r.concurrency),
+    fixed(r.gateway.rps),
+    fixed(r.plain.rps),
+    fixed(r.gateway.rps / r.plain.rps, 2),
+    fixed(r.gateway.p50),
+    fixed(r.plain.p50),
+    fixed(r.gateway.p99),
+    fixed(r.plain.p99),
+    fixed(r.gateway.cpuMsPerRequest, 2),
+    fixed(r.plain.cpuMsPerRequest, 2),
+    fixed(r.gateway.cpuMsPerRequest / r.plain.cpuMsPerRequest, 2),
+    fixed(r.gateway.peakRssMb, 0),
+    fixed(r.plain.peakRssMb, 0),
+    fixed(r.gateway.callsPerRequest, 2),
+    String(r.minimumCalls),
+    r.criticalPathMs ? fixed(r.gateway.p50 / r.criticalPathMs, 2) : '-',
+    r.criticalPathMs ? fixed(r.plain.p50 / r.criticalPathMs, 2) : '-',
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]?.length ?? 0)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(' | ')} |`;
@@ -358,7 +391,11 @@ function targets(rows: Row[]): TargetCheck[] {
   const latency = rows.find((r) => r.workload === 'projects-jobs-100x20' && r.latencyMs === 20 && r.concurrency === 1);
   if (latency) {
     const ratio = latency.gateway.p50 / latency.criticalPathMs;
-    checks.push({ target: '100x20, 20 ms/call, 1 client: p50 <= 1.25x critical path', value: `${fixed(ratio, 2)}x (${fixed(latency.gateway.p50)} ms / ${latency.criticalPathMs} ms)`, met: ratio <= 1.25 });
+    checks.push({
+      target: '100x20, 20 ms/call, 1 client: p50 <= 1.25x critical path',
+      value: `${fixed(ratio, 2)}x (${fixed(latency.gateway.p50)} ms / ${latency.criticalPathMs} ms)`,
+      met: ratio <= 1.25,
+    });
   }
   if (main) {
     const cpu = main.gateway.cpuMsPerRequest / main.plain.cpuMsPerRequest;
@@ -366,8 +403,17 @@ function targets(rows: Row[]): TargetCheck[] {
   }
   const peak = Math.max(...rows.map((r) => r.gateway.peakRssMb).filter(Number.isFinite));
   if (Number.isFinite(peak)) {
-    const scaleFree = Math.max(...rows.filter((r) => !r.workload.startsWith('scale-1000')).map((r) => r.gateway.peakRssMb).filter(Number.isFinite));
-    checks.push({ target: 'gateway peak RSS < 250 MB', value: `${fixed(peak, 0)} MB on any run (${fixed(scaleFree, 0)} MB without scale-1000)`, met: peak < 250 });
+    const scaleFree = Math.max(
+      ...rows
+        .filter((r) => !r.workload.startsWith('scale-1000'))
+        .map((r) => r.gateway.peakRssMb)
+        .filter(Number.isFinite),
+    );
+    checks.push({
+      target: 'gateway peak RSS < 250 MB',
+      value: `${fixed(peak, 0)} MB on any run (${fixed(scaleFree, 0)} MB without scale-1000)`,
+      met: peak < 250,
+    });
   }
   return checks;
 }
@@ -377,7 +423,10 @@ function targets(rows: Row[]): TargetCheck[] {
 async function main(): Promise<void> {
   if (!flags['no-build']) {
     // The gateway as `npm run build` makes it; the sandbox front and the plain client compiled alike.
-    for (const args of [['run', 'build'], ['exec', '--', 'tsc', '-p', 'bench/tsconfig.json']]) {
+    for (const args of [
+      ['run', 'build'],
+      ['exec', '--', 'tsc', '-p', 'bench/tsconfig.json'],
+    ]) {
       const build = spawnSync('npm', args, { cwd: new URL('.', ROOT), stdio: 'inherit' });
       if (build.status !== 0) throw new Error(`npm ${args.join(' ')} failed`);
     }
@@ -394,10 +443,7 @@ async function main(): Promise<void> {
   const setLatency = async (ms: number) => {
     await fetch(`${sandbox.ready.control}/latency?ms=${ms}`, { method: 'PUT' });
   };
-  const phases = [
-    { latencyMs: 0, concurrencies: CONCURRENCIES },
-    ...(LATENCY_MS > 0 ? [{ latencyMs: LATENCY_MS, concurrencies: [1] }] : []),
-  ];
+  const phases = [{ latencyMs: 0, concurrencies: CONCURRENCIES }, ...(LATENCY_MS > 0 ? [{ latencyMs: LATENCY_MS, concurrencies: [1] }] : [])];
   const rows: Row[] = [];
   try {
     for (const workload of workloads) {
@@ -457,7 +503,14 @@ async function main(): Promise<void> {
   ].join('\n');
   console.log(report);
   const settings = {
-    command, seconds: SECONDS, rounds: ROUNDS, warmup: WARMUP, connections: CONNECTIONS, latencyMs: LATENCY_MS, memoizedUpstream: !flags.render, nodeOptions: flags['node-options'],
+    command,
+    seconds: SECONDS,
+    rounds: ROUNDS,
+    warmup: WARMUP,
+    connections: CONNECTIONS,
+    latencyMs: LATENCY_MS,
+    memoizedUpstream: !flags.render,
+    nodeOptions: flags['node-options'],
     loadAverage: { before: loadBefore, after: loadavg()[0] ?? 0 },
   };
   await writeFile(new URL('latest.json', RESULTS), `${JSON.stringify({ ...settings, rows, targets: checks }, null, 2)}\n`);

@@ -157,13 +157,15 @@ const OPERATIONS: Operation[] = [
   },
   {
     name: 'project-detail',
-    query: '{ project(fullPath: "platform/core") { id name languages { name } hooks(first: 5) { nodes { url } } jobs(first: 20) { nodes { id status pipeline { ref } } } } }',
+    query:
+      '{ project(fullPath: "platform/core") { id name languages { name } hooks(first: 5) { nodes { url } } jobs(first: 20) { nodes { id status pipeline { ref } } } } }',
     headers: { 'private-token': 'alice-token' },
   },
   { name: 'anonymous-projects', query: '{ projects(first: 10) { nodes { id pathWithNamespace } } }', headers: {} },
   {
     name: 'channel-stream',
-    query: '{ channel { stream(since: "2020-01-01T00:00:00Z", first: 20) { nodes { messageId body author { name } } } files(first: 20) { nodes { filename } } } }',
+    query:
+      '{ channel { stream(since: "2020-01-01T00:00:00Z", first: 20) { nodes { messageId body author { name } } } files(first: 20) { nodes { filename } } } }',
     headers: { 'x-hubzilla-authorization': HUBZILLA_DEMO },
   },
   {
@@ -226,12 +228,26 @@ async function load(): Promise<void> {
 
   const up = start('upstream', []);
   const { gitlab, hubzilla } = await ask<{ gitlab: string; hubzilla: string }>(up, null, 'ready');
-  const gw = start('gateway', ['--gitlab', gitlab, '--hubzilla', hubzilla, '--upstream-timeout-ms', String(values['upstream-timeout-ms']), ...(values['log-file'] ? ['--log-file', values['log-file']] : [])]);
+  const gw = start('gateway', [
+    '--gitlab',
+    gitlab,
+    '--hubzilla',
+    hubzilla,
+    '--upstream-timeout-ms',
+    String(values['upstream-timeout-ms']),
+    ...(values['log-file'] ? ['--log-file', values['log-file']] : []),
+  ]);
   const { url } = await ask<{ url: string }>(gw, null, 'ready');
   const startMeasure = await ask<Measure>(gw, { type: 'measure' }, 'measure');
   gw.send({ type: 'reset-delay' });
 
-  const counts = { requests: 0, operationsWithErrors: 0, httpStatus: {} as Record<string, number>, errorsByCode: {} as Record<string, number>, byOperation: {} as Record<string, number> };
+  const counts = {
+    requests: 0,
+    operationsWithErrors: 0,
+    httpStatus: {} as Record<string, number>,
+    errorsByCode: {} as Record<string, number>,
+    byOperation: {} as Record<string, number>,
+  };
   const countError = (code: string) => {
     counts.errorsByCode[code] = (counts.errorsByCode[code] ?? 0) + 1;
   };
@@ -288,10 +304,13 @@ async function load(): Promise<void> {
             },
           },
         );
-        setTimeout(() => {
-          stop();
-          resolve();
-        }, 5_000 + Math.random() * 10_000);
+        setTimeout(
+          () => {
+            stop();
+            resolve();
+          },
+          5_000 + Math.random() * 10_000,
+        );
       });
     }
   }

@@ -68,10 +68,13 @@ function plain(origin: string): void {
   const pool = new Pool(origin, { connections: 4 });
   const server = createServer((req, res) => {
     const path = `/api/v4${(req.url ?? '').slice('/downloads/gitlab'.length)}`;
-    void pool.request({ method: 'GET', path, headers: TOKEN }).then(async (up) => {
-      res.writeHead(up.statusCode, { 'content-type': String(up.headers['content-type']), 'content-length': String(up.headers['content-length']) });
-      await pipeline(up.body, res);
-    }).catch(() => res.destroy());
+    void pool
+      .request({ method: 'GET', path, headers: TOKEN })
+      .then(async (up) => {
+        res.writeHead(up.statusCode, { 'content-type': String(up.headers['content-type']), 'content-length': String(up.headers['content-length']) });
+        await pipeline(up.body, res);
+      })
+      .catch(() => res.destroy());
   });
   server.listen(0, '127.0.0.1', () => console.log(`ready at http://127.0.0.1:${(server.address() as AddressInfo).port}/`));
 }
@@ -120,7 +123,11 @@ function floor(origin: string): void {
 
 /** Spawns node with `args`, resolving once a stdout line matches `ready`; stdout keeps being drained so the child never blocks on it. */
 function start(name: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<{ pid: number; url: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, args, { cwd: fileURLToPath(ROOT), env: { ...process.env, NODE_ENV: 'production', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, args, {
+    cwd: fileURLToPath(ROOT),
+    env: { ...process.env, NODE_ENV: 'production', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${name} did not start within 30 s`)), 30_000);
@@ -152,7 +159,11 @@ async function cpuSeconds(pid: number): Promise<number> {
 }
 
 /** Resets VmHWM to the current RSS; false where the kernel does not allow it (then only the 20 ms samples count). */
-const resetPeak = (pid: number): Promise<boolean> => writeFile(`/proc/${pid}/clear_refs`, '5').then(() => true, () => false);
+const resetPeak = (pid: number): Promise<boolean> =>
+  writeFile(`/proc/${pid}/clear_refs`, '5').then(
+    () => true,
+    () => false,
+  );
 
 interface Run {
   target: Target;
@@ -170,7 +181,17 @@ interface Run {
 async function download(target: Target, warmup: boolean, url: string, server: number, proxy: number | null): Promise<Run> {
   const hwm = proxy !== null && (await resetPeak(proxy));
   let peak = proxy === null ? 0 : await rssMb(proxy);
-  const sampler = proxy === null ? null : setInterval(() => void rssMb(proxy).then((mb) => (peak = Math.max(peak, mb)), () => {}), 20);
+  const sampler =
+    proxy === null
+      ? null
+      : setInterval(
+          () =>
+            void rssMb(proxy).then(
+              (mb) => (peak = Math.max(peak, mb)),
+              () => {},
+            ),
+          20,
+        );
   const cpu0 = await cpuSeconds(server);
   const started = performance.now();
   const response = await request(url, { headers: TOKEN });
@@ -200,7 +221,8 @@ const fixed = (value: number, digits = 1): string => (Number.isFinite(value) ? v
 
 async function bench(): Promise<void> {
   // The gateway as `npm run build` makes it.
-  if (!flags['no-build'] && spawnSync('npm', ['run', 'build'], { cwd: fileURLToPath(ROOT), stdio: 'inherit' }).status !== 0) throw new Error('npm run build failed');
+  if (!flags['no-build'] && spawnSync('npm', ['run', 'build'], { cwd: fileURLToPath(ROOT), stdio: 'inherit' }).status !== 0)
+    throw new Error('npm run build failed');
   const loadBefore = loadavg()[0] ?? 0;
   const self = ['--import', 'tsx', fileURLToPath(import.meta.url), '--bytes', String(BYTES)];
   const upstream = await start('sandbox', [...self, '--sandbox'], {}, /^ready at (\S+)/);
@@ -233,7 +255,12 @@ async function bench(): Promise<void> {
     for (const [target, [, , proxy]] of Object.entries(servers)) if (proxy !== null) idle[target as Target] = await rssMb(proxy);
     for (let round = 0; round <= RUNS; round++) {
       for (const target of TARGETS) runs.push(await download(target, round === 0, ...servers[target]));
-      console.error(`${round === 0 ? 'warm-up' : `run ${round}/${RUNS}`}: ${runs.slice(-TARGETS.length).map((r) => `${r.target} ${fixed(r.mbPerS)} MB/s`).join(', ')}`);
+      console.error(
+        `${round === 0 ? 'warm-up' : `run ${round}/${RUNS}`}: ${runs
+          .slice(-TARGETS.length)
+          .map((r) => `${r.target} ${fixed(r.mbPerS)} MB/s`)
+          .join(', ')}`,
+      );
     }
     if (new Set(runs.map((r) => r.sample)).size !== 1) throw new Error('the downloads differ in their sampled bytes');
   } finally {
@@ -246,20 +273,38 @@ async function bench(): Promise<void> {
     // Every download counts for the peak, warm-up included: memory kept after one download is growth too.
     const peak = Math.max(...mine.map((r) => r.peakRssMb ?? Number.NaN));
     const rss = { idle: idle[target] ?? Number.NaN, peak, growth: peak - (idle[target] ?? Number.NaN) };
-    return { mbPerS: median(measured.map((r) => r.mbPerS)), runsMbPerS: measured.map((r) => r.mbPerS), serverCpuSPerGiB: median(measured.map((r) => r.serverCpuSPerGiB)), rssMb: rss };
+    return {
+      mbPerS: median(measured.map((r) => r.mbPerS)),
+      runsMbPerS: measured.map((r) => r.mbPerS),
+      serverCpuSPerGiB: median(measured.map((r) => r.serverCpuSPerGiB)),
+      rssMb: rss,
+    };
   };
   const summary = { direct: summarize('direct'), gateway: summarize('gateway'), floor: summarize('floor'), plain: summarize('plain') };
   const ratio = summary.gateway.mbPerS / summary.direct.mbPerS;
   const { idle: idleMb, peak: peakMb, growth } = summary.gateway.rssMb;
   const checks = [
     { target: 'gateway RSS growth < 64 MB while streaming', value: `${fixed(growth)} MB (${fixed(idleMb)} -> ${fixed(peakMb)} MB)`, met: growth < 64 },
-    { target: 'gateway throughput >= 0.8x direct download', value: `${fixed(ratio, 2)}x (bare relay ${fixed(summary.floor.mbPerS / summary.direct.mbPerS, 2)}x, plain proxy ${fixed(summary.plain.mbPerS / summary.direct.mbPerS, 2)}x)`, met: ratio >= 0.8 },
+    {
+      target: 'gateway throughput >= 0.8x direct download',
+      value: `${fixed(ratio, 2)}x (bare relay ${fixed(summary.floor.mbPerS / summary.direct.mbPerS, 2)}x, plain proxy ${fixed(summary.plain.mbPerS / summary.direct.mbPerS, 2)}x)`,
+      met: ratio >= 0.8,
+    },
   ];
   const cells = [
     ['download', 'MB/s', 'MB/s runs', 'x direct', 'server CPU s/GiB', 'RSS MB idle', 'RSS MB peak', 'growth MB'],
     ...TARGETS.map((t) => {
       const { mbPerS, runsMbPerS, serverCpuSPerGiB, rssMb } = summary[t];
-      return [t, fixed(mbPerS), runsMbPerS.map((v) => fixed(v)).join(', '), fixed(mbPerS / summary.direct.mbPerS, 2), fixed(serverCpuSPerGiB, 2), fixed(rssMb.idle), fixed(rssMb.peak), fixed(rssMb.growth)];
+      return [
+        t,
+        fixed(mbPerS),
+        runsMbPerS.map((v) => fixed(v)).join(', '),
+        fixed(mbPerS / summary.direct.mbPerS, 2),
+        fixed(serverCpuSPerGiB, 2),
+        fixed(rssMb.idle),
+        fixed(rssMb.peak),
+        fixed(rssMb.growth),
+      ];
     }),
   ];
   const widths = (cells[0] ?? []).map((_, i) => Math.max(...cells.map((r) => r[i]?.length ?? 0)));
@@ -276,7 +321,16 @@ async function bench(): Promise<void> {
   ].join('\n');
   console.log(report);
   const command = ['npm run bench:streams', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' ');
-  const results = { command, path: PATH, bytes: EXPECTED, runs: RUNS, loadAverage: { before: loadBefore, after: loadavg()[0] ?? 0 }, summary, downloads: runs, targets: checks };
+  const results = {
+    command,
+    path: PATH,
+    bytes: EXPECTED,
+    runs: RUNS,
+    loadAverage: { before: loadBefore, after: loadavg()[0] ?? 0 },
+    summary,
+    downloads: runs,
+    targets: checks,
+  };
   await mkdir(new URL('bench/results/', ROOT), { recursive: true });
   await writeFile(new URL('bench/results/streams.json', ROOT), `${JSON.stringify(results, null, 2)}\n`);
 }

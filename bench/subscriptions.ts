@@ -73,7 +73,8 @@ const { values } = parseArgs({
 });
 
 const SIZES = String(values.subscribers).split(',').map(Number);
-if (SIZES.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--subscribers takes whole numbers of at least 1, comma-separated, not "${values.subscribers}"`);
+if (SIZES.some((n) => !Number.isInteger(n) || n < 1))
+  throw new Error(`--subscribers takes whole numbers of at least 1, comma-separated, not "${values.subscribers}"`);
 
 interface Measure {
   heapUsed: number;
@@ -182,7 +183,9 @@ function cpuMs(pid: number | undefined): number {
 /** The soft limit on open files of this process (children inherit it). */
 function openFileLimit(): number {
   try {
-    const line = readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
+    const line = readFileSync('/proc/self/limits', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('Max open files'));
     const soft = line?.split(/\s{2,}/)[1];
     return soft === undefined || soft === 'unlimited' ? Infinity : Number(soft);
   } catch {
@@ -204,7 +207,8 @@ const fixed = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits)
 function frame(text: string, opcode = 0x1): Buffer {
   const payload = Buffer.from(text);
   const length = payload.length;
-  const header = length < 126 ? Buffer.from([0x80 | opcode, 0x80 | length, 0, 0, 0, 0]) : Buffer.from([0x80 | opcode, 0x80 | 126, length >> 8, length & 0xff, 0, 0, 0, 0]);
+  const header =
+    length < 126 ? Buffer.from([0x80 | opcode, 0x80 | length, 0, 0, 0, 0]) : Buffer.from([0x80 | opcode, 0x80 | 126, length >> 8, length & 0xff, 0, 0, 0, 0]);
   if (length > 0xffff) throw new Error('frame too long for this client');
   return Buffer.concat([header, payload]);
 }
@@ -245,12 +249,25 @@ class Subscriber {
   private initial: ((error?: Error) => void) | null = null;
   readonly socket: Socket;
 
-  constructor(port: number, private readonly subscribe: Buffer, private readonly events: Events, ready: (error?: Error) => void) {
+  constructor(
+    port: number,
+    private readonly subscribe: Buffer,
+    private readonly events: Events,
+    ready: (error?: Error) => void,
+  ) {
     this.initial = ready;
-    this.socket = connect({ port, host: '127.0.0.1', noDelay: true, onread: { buffer: READ_BUFFER, callback: (bytes: number, buffer: Uint8Array) => {
+    this.socket = connect({
+      port,
+      host: '127.0.0.1',
+      noDelay: true,
+      onread: {
+        buffer: READ_BUFFER,
+        callback: (bytes: number, buffer: Uint8Array) => {
           this.onRead(bytes, buffer as Buffer);
           return true;
-        } } });
+        },
+      },
+    });
     const key = randomBytes(16).toString('base64');
     this.socket.write(
       `GET /graphql HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: graphql-transport-ws\r\n\r\n`,
@@ -307,7 +324,8 @@ class Subscriber {
       at = offset + length;
       if (opcode === 0x1) this.onMessage(data, offset, at);
       else if (opcode === 0x9) this.socket.write(frame(data.subarray(offset, at).toString('latin1'), 0xa));
-      else if (opcode === 0x8) return this.fail(new Error(`closed by the gateway: ${length >= 2 ? data.readUInt16BE(offset) : ''} ${data.subarray(offset + 2, at).toString()}`));
+      else if (opcode === 0x8)
+        return this.fail(new Error(`closed by the gateway: ${length >= 2 ? data.readUInt16BE(offset) : ''} ${data.subarray(offset + 2, at).toString()}`));
     }
     if (at < data.length) this.pending = Buffer.from(data.subarray(at));
   }
@@ -347,7 +365,13 @@ const INIT_FRAME = frame(JSON.stringify({ type: 'connection_init', payload: { 'P
 
 // --- the run ----------------------------------------------------------------------------
 
-const SUBSCRIBE_FRAME = frame(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: `subscription { jobStatusUpdated(projectId: "${PROJECT}", jobId: "${JOB}") { restId status finishedAt } }` } }));
+const SUBSCRIBE_FRAME = frame(
+  JSON.stringify({
+    id: '1',
+    type: 'subscribe',
+    payload: { query: `subscription { jobStatusUpdated(projectId: "${PROJECT}", jobId: "${JOB}") { restId status finishedAt } }` },
+  }),
+);
 
 /** N subscribers, each on its own connection, same credentials, opened `batch` at a time; resolves once all have their initial state. */
 async function openClients(port: number, count: number, batch: number, events: Events): Promise<{ clients: Subscriber[]; ms: number }> {
@@ -356,7 +380,9 @@ async function openClients(port: number, count: number, batch: number, events: E
   for (let opened = 0; opened < count; opened += batch) {
     const ready: Promise<void>[] = [];
     for (let i = opened; i < Math.min(count, opened + batch); i++) {
-      ready.push(new Promise<void>((resolve, reject) => clients.push(new Subscriber(port, SUBSCRIBE_FRAME, events, (error) => (error ? reject(error) : resolve())))));
+      ready.push(
+        new Promise<void>((resolve, reject) => clients.push(new Subscriber(port, SUBSCRIBE_FRAME, events, (error) => (error ? reject(error) : resolve())))),
+      );
     }
     await Promise.all(ready);
   }
@@ -364,7 +390,17 @@ async function openClients(port: number, count: number, batch: number, events: E
 }
 
 function newEvents(subscribers: number, count: number): Events {
-  return { expected: null, sentAt: 0, received: 0, latencies: new Float64Array(subscribers * count), count: 0, onAll: null, subscribers, unexpected: 0, firstUnexpected: '' };
+  return {
+    expected: null,
+    sentAt: 0,
+    received: 0,
+    latencies: new Float64Array(subscribers * count),
+    count: 0,
+    onAll: null,
+    subscribers,
+    unexpected: 0,
+    firstUnexpected: '',
+  };
 }
 
 /**
@@ -410,7 +446,11 @@ async function warmUp(events: Events, send: (e: number, finishedAt: string) => P
 
 /** The floor: the same clients and events against the canned-bytes server (FLOOR). */
 async function floor(subscribers: number, eventCount: number, batch: number): Promise<{ p50: number; p99: number; last: number; byEvent: number[] }> {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', FLOOR], { cwd: ROOT, env: { ...process.env, NODE_OPTIONS: '' }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', FLOOR], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_OPTIONS: '' },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   try {
     const { url } = await ask<{ url: string }>(child, null, 'ready');
     const events = newEvents(subscribers, eventCount);
@@ -423,7 +463,15 @@ async function floor(subscribers: number, eventCount: number, batch: number): Pr
     const last = await runEvents(events, eventCount, send);
     for (const client of clients) client.socket.destroy();
     const latencies = events.latencies.subarray(0, events.count).sort();
-    return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), last: percentile([...last].sort((a, b) => a - b), 50), byEvent: last };
+    return {
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      last: percentile(
+        [...last].sort((a, b) => a - b),
+        50,
+      ),
+      byEvent: last,
+    };
   } finally {
     child.disconnect();
     await new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', () => resolve())));
@@ -437,7 +485,9 @@ async function main(subscribers: number): Promise<Record<string, unknown>> {
   const limit = openFileLimit();
   // Each process holds a socket per subscriber (this one the clients', the gateway its accepted ones), plus some.
   if (subscribers + 256 > limit) {
-    throw new Error(`${subscribers} subscribers need about ${subscribers + 256} open files per process and \`ulimit -n\` is ${limit}: raise it (ulimit -n ${subscribers + 1024}) or pass --subscribers ${Math.max(1, limit - 256)}`);
+    throw new Error(
+      `${subscribers} subscribers need about ${subscribers + 256} open files per process and \`ulimit -n\` is ${limit}: raise it (ulimit -n ${subscribers + 1024}) or pass --subscribers ${Math.max(1, limit - 256)}`,
+    );
   }
   if (!values['no-build']) {
     const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
@@ -445,12 +495,25 @@ async function main(subscribers: number): Promise<Record<string, unknown>> {
   }
 
   const sandbox = await startGitlabSandbox({ clock: 'manual' });
-  const env = { LOG_LEVEL: 'warn', POLL_INTERVAL_MS: String(intervalMs), POLL_MAX_INTERVAL_MS: String(intervalMs), GITLAB_WEBHOOK_SECRET: SECRET, UPSTREAM_CONNECTIONS: '64' };
+  const env = {
+    LOG_LEVEL: 'warn',
+    POLL_INTERVAL_MS: String(intervalMs),
+    POLL_MAX_INTERVAL_MS: String(intervalMs),
+    GITLAB_WEBHOOK_SECRET: SECRET,
+    UPSTREAM_CONNECTIONS: '64',
+  };
   const profile = values['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${values['cpu-prof']}`] : [];
   const flags = String(values['gateway-flags']).split(' ').filter(Boolean);
   const child = spawn(process.execPath, ['--expose-gc', ...flags, ...profile, '--input-type=module', '-e', GATEWAY], {
     cwd: ROOT,
-    env: { ...process.env, NODE_ENV: 'production', NODE_OPTIONS: '', BENCH_DIST: new URL('dist/', ROOT).href, BENCH_ENV: JSON.stringify(env), BENCH_GITLAB: sandbox.url },
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      NODE_OPTIONS: '',
+      BENCH_DIST: new URL('dist/', ROOT).href,
+      BENCH_ENV: JSON.stringify(env),
+      BENCH_GITLAB: sandbox.url,
+    },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   try {
@@ -485,8 +548,19 @@ async function main(subscribers: number): Promise<Record<string, unknown>> {
     const webhookUrl = new URL('/webhooks/gitlab', url);
     /** Per event, in order: ms until the last subscriber had it. */
     const send = async (e: number, finishedAt: string) => {
-      const body = JSON.stringify({ ...payload, project_id: PROJECT, build_id: JOB, pipeline_id: 201, build_status: e % 2 ? 'success' : 'failed', build_finished_at: finishedAt });
-      const response = await fetch(webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'x-gitlab-token': SECRET, 'idempotency-key': `bench-${e}` }, body });
+      const body = JSON.stringify({
+        ...payload,
+        project_id: PROJECT,
+        build_id: JOB,
+        pipeline_id: 201,
+        build_status: e % 2 ? 'success' : 'failed',
+        build_finished_at: finishedAt,
+      });
+      const response = await fetch(webhookUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-gitlab-token': SECRET, 'idempotency-key': `bench-${e}` },
+        body,
+      });
       if (response.status !== 200) throw new Error(`webhook answered ${response.status}: ${await response.text()}`);
       await response.arrayBuffer();
     };
@@ -552,24 +626,47 @@ async function main(subscribers: number): Promise<Record<string, unknown>> {
     };
     // RSS at the target's 10,000 subscribers: measured when that is N, else extrapolated from this run (and only then, if no run has 10,000).
     const measuresRss = subscribers === TARGET_SUBSCRIBERS || !SIZES.includes(TARGET_SUBSCRIBERS);
-    const rssAtTarget = subscribers === TARGET_SUBSCRIBERS ? subscribed.rss : baseline.rss + ((subscribed.rss - baseline.rss) / subscribers) * TARGET_SUBSCRIBERS;
+    const rssAtTarget =
+      subscribers === TARGET_SUBSCRIBERS ? subscribed.rss : baseline.rss + ((subscribed.rss - baseline.rss) / subscribers) * TARGET_SUBSCRIBERS;
     const checks = [
       ...(measuresRss
-        ? [{ target: `gateway RSS with ${TARGET_SUBSCRIBERS.toLocaleString('en')} idle subscribers < ${TARGET_RSS_MB} MB`, value: `${fixed(mb(rssAtTarget))} MB${subscribers === TARGET_SUBSCRIBERS ? '' : ` (extrapolated from ${subscribers})`}`, met: mb(rssAtTarget) < TARGET_RSS_MB }]
+        ? [
+            {
+              target: `gateway RSS with ${TARGET_SUBSCRIBERS.toLocaleString('en')} idle subscribers < ${TARGET_RSS_MB} MB`,
+              value: `${fixed(mb(rssAtTarget))} MB${subscribers === TARGET_SUBSCRIBERS ? '' : ` (extrapolated from ${subscribers})`}`,
+              met: mb(rssAtTarget) < TARGET_RSS_MB,
+            },
+          ]
         : []),
       // Latency does not extrapolate: each fan-out size is its own check.
-      { target: `webhook -> client p99 < ${TARGET_P99_MS} ms at ${subscribers.toLocaleString('en')} subscribers`, value: `${fixed(results.webhooks.p99Ms)} ms`, met: results.webhooks.p99Ms < TARGET_P99_MS },
+      {
+        target: `webhook -> client p99 < ${TARGET_P99_MS} ms at ${subscribers.toLocaleString('en')} subscribers`,
+        value: `${fixed(results.webhooks.p99Ms)} ms`,
+        met: results.webhooks.p99Ms < TARGET_P99_MS,
+      },
     ];
 
-    console.log(`\nSubscriptions: ${subscribers} WebSocket subscribers (one connection each, same token) on one job of one project; gateway from dist/ on node ${process.version}\n`);
+    console.log(
+      `\nSubscriptions: ${subscribers} WebSocket subscribers (one connection each, same token) on one job of one project; gateway from dist/ on node ${process.version}\n`,
+    );
     console.log(`  subscribe all (${batch} connections at a time, access check + initial state)  ${results.subscribeAllMs} ms`);
-    console.log(`  gateway RSS                                   ${fixed(mb(baseline.rss))} MB idle -> ${fixed(mb(subscribed.rss))} MB with ${subscribers} subscribers (peak ${fixed(mb(results.memory.rssPeakBytes))} MB)`);
-    console.log(`  gateway heap                                  ${fixed(mb(baseline.heapUsed))} MB -> ${fixed(mb(subscribed.heapUsed))} MB (heap total ${fixed(mb(subscribed.heapTotal))} MB, external ${fixed(mb(subscribed.external))} MB)`);
-    console.log(`  per idle subscriber                           heap ${fixed(results.memory.heapPerIdleSubscriberBytes / 1024)} KiB, RSS ${fixed(results.memory.rssPerIdleSubscriberBytes / 1024)} KiB`);
+    console.log(
+      `  gateway RSS                                   ${fixed(mb(baseline.rss))} MB idle -> ${fixed(mb(subscribed.rss))} MB with ${subscribers} subscribers (peak ${fixed(mb(results.memory.rssPeakBytes))} MB)`,
+    );
+    console.log(
+      `  gateway heap                                  ${fixed(mb(baseline.heapUsed))} MB -> ${fixed(mb(subscribed.heapUsed))} MB (heap total ${fixed(mb(subscribed.heapTotal))} MB, external ${fixed(mb(subscribed.external))} MB)`,
+    );
+    console.log(
+      `  per idle subscriber                           heap ${fixed(results.memory.heapPerIdleSubscriberBytes / 1024)} KiB, RSS ${fixed(results.memory.rssPerIdleSubscriberBytes / 1024)} KiB`,
+    );
     console.log(`  upstream polls per ${intervalMs} ms interval          ${results.polling.pollsPerInterval} (${polled} polls in ${intervals} intervals)`);
-    console.log(`  webhook -> client latency                     p50 ${fixed(results.webhooks.p50Ms)} ms, p99 ${fixed(results.webhooks.p99Ms)} ms, max ${fixed(results.webhooks.maxMs)} ms (${latencies.length} deliveries of ${eventCount} events; last subscriber p50 ${fixed(results.webhooks.lastDeliveryP50Ms)} ms, max ${fixed(results.webhooks.lastDeliveryMaxMs)} ms)`);
+    console.log(
+      `  webhook -> client latency                     p50 ${fixed(results.webhooks.p50Ms)} ms, p99 ${fixed(results.webhooks.p99Ms)} ms, max ${fixed(results.webhooks.maxMs)} ms (${latencies.length} deliveries of ${eventCount} events; last subscriber p50 ${fixed(results.webhooks.lastDeliveryP50Ms)} ms, max ${fixed(results.webhooks.lastDeliveryMaxMs)} ms)`,
+    );
     console.log(`  the cold first event (before those)           last subscriber had it after ${fixed(coldMs)} ms`);
-    console.log(`  CPU per webhook event                         gateway ${fixed(gatewayCpuPerEvent)} ms, clients (this process) ${fixed(clientCpuPerEvent)} ms`);
+    console.log(
+      `  CPU per webhook event                         gateway ${fixed(gatewayCpuPerEvent)} ms, clients (this process) ${fixed(clientCpuPerEvent)} ms`,
+    );
     console.log(`  upstream reads per webhook event              ${results.webhooks.upstreamReadsPerEvent} (polls meanwhile: ${pollsMeanwhile})`);
     if (events.unexpected) console.log(`  unexpected messages                           ${events.unexpected}, first: ${events.firstUnexpected}`);
     console.log(`  left after every client went                  ${JSON.stringify(results.afterAllLeft)}\n`);
@@ -590,7 +687,12 @@ for (const subscribers of SIZES) {
     // The gateway's sockets are gone; the floor opens as many again.
     await sleep(1000);
     const { p50, p99, last, byEvent } = await floor(subscribers, Number(values.events), Math.max(1, Number(values.batch)));
-    results.floor = { p50Ms: Number(p50.toFixed(2)), p99Ms: Number(p99.toFixed(2)), lastDeliveryP50Ms: Number(last.toFixed(2)), lastDeliveryByEventMs: byEvent };
+    results.floor = {
+      p50Ms: Number(p50.toFixed(2)),
+      p99Ms: Number(p99.toFixed(2)),
+      lastDeliveryP50Ms: Number(last.toFixed(2)),
+      lastDeliveryByEventMs: byEvent,
+    };
     console.log(`  floor: the same frame written to the same ${subscribers} sockets by a bare TCP server (no ws, GraphQL or upstream):`);
     console.log(`         p50 ${fixed(p50)} ms, p99 ${fixed(p99)} ms, last subscriber p50 ${fixed(last)} ms\n`);
   }
@@ -598,4 +700,3 @@ for (const subscribers of SIZES) {
 }
 await mkdir(new URL('bench/results/', ROOT), { recursive: true });
 await writeFile(new URL('bench/results/subscriptions.json', ROOT), `${JSON.stringify(runs, null, 2)}\n`);
-

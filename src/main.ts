@@ -74,7 +74,9 @@ async function serve(config: Config): Promise<() => Promise<void>> {
   const url = await app.listen(config.port, config.host);
   console.log(`duograph listening: GraphiQL at ${url.href}`);
   console.log(`GitLab upstream: ${gitlabUrl.origin}${sandbox ? ' (built-in sandbox)' : ''}`);
-  console.log(`Webhook receiver: ${app.webhookUrl()} (register it with the jobStatusWebhookRegister mutation; pub/sub: ${config.redisUrl ? 'Redis' : 'in memory'})`);
+  console.log(
+    `Webhook receiver: ${app.webhookUrl()} (register it with the jobStatusWebhookRegister mutation; pub/sub: ${config.redisUrl ? 'Redis' : 'in memory'})`,
+  );
   if (sandbox) console.log(`Demo credentials (send as a header):\n${await demoCredentials()}`);
   console.log(`Hubzilla upstream: ${hubzillaUrl.origin}${hubzillaSandbox ? ' (built-in sandbox)' : ''}`);
   if (hubzillaSandbox) console.log(`Hubzilla demo credentials (send as a header):\n${hubzillaDemoCredentials()}`);

@@ -47,7 +47,8 @@ export default function setup(): () => void {
       process.exitCode = 1;
       throw new Error(`log redaction check failed (logs kept in ${file}):\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     }
-    if (entries.length > 0) console.log(`log redaction: ${entries.length} entries checked (${withCredentials.length} with a redacted Private-Token), no credential found`);
+    if (entries.length > 0)
+      console.log(`log redaction: ${entries.length} entries checked (${withCredentials.length} with a redacted Private-Token), no credential found`);
     rmSync(dir, { recursive: true, force: true });
   };
 }

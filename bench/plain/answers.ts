@@ -19,8 +19,7 @@ const gid = (type: string, id: string | number): string => `gid://duograph/${typ
 const upper = (value: unknown): string | null => (typeof value === 'string' ? value.toUpperCase() : null);
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 /** A timestamp as ISO 8601 UTC; GitLab already sends that form, which passes through unparsed. */
-const iso = (value: unknown): string | null =>
-  typeof value !== 'string' ? null : ISO_UTC.test(value) ? value : new Date(value).toISOString();
+const iso = (value: unknown): string | null => (typeof value !== 'string' ? null : ISO_UTC.test(value) ? value : new Date(value).toISOString());
 
 /** A Hubzilla `YYYY-MM-DD HH:MM:SS` (UTC) timestamp as ISO 8601; null for the zero dates. */
 function hubDate(value: unknown): string | null {

@@ -152,7 +152,7 @@ export function parseBody(contentType: string | undefined, body: Buffer): Parsed
 function flattenJson(fields: Record<string, string[]>, key: string, value: unknown): void {
   if (Array.isArray(value)) {
     // An array of hashes is `name[][key]`; scalars are `name[]`.
-    if (value.length === 0) (fields[`${key}[]`] ??= []);
+    if (value.length === 0) fields[`${key}[]`] ??= [];
     for (const item of value) flattenJson(fields, `${key}[]`, item);
   } else if (value !== null && typeof value === 'object') {
     for (const [inner, innerValue] of Object.entries(value)) flattenJson(fields, `${key}[${inner}]`, innerValue);

@@ -52,11 +52,7 @@ function isConnection(field: AnyField): boolean {
 }
 
 /** The default complexity of every field without its own `complexity` option. */
-export function fieldComplexity(
-  args: Record<string, unknown>,
-  ctx: { defaultPageSize?: number } | undefined,
-  field: AnyField,
-): FieldComplexityValue {
+export function fieldComplexity(args: Record<string, unknown>, ctx: { defaultPageSize?: number } | undefined, field: AnyField): FieldComplexityValue {
   if (isConnection(field)) return connectionCost(args as WindowArgs, ctx?.defaultPageSize ?? FALLBACK_PAGE_SIZE);
   if (field.name === 'node' && field.args.length === 1 && field.args[0]?.name === 'id') return UPSTREAM_CALL;
   if (field.name === 'nodes' && Array.isArray(args.ids)) return { field: args.ids.length, multiplier: args.ids.length };

@@ -20,11 +20,7 @@ export interface ConnectionResult<T> {
 }
 
 /** Fetches the window `args` asks for with the fewest upstream page calls. */
-export async function resolveConnection<T>(
-  args: WindowArgs,
-  defaultPageSize: number,
-  fetchPage: PageFetcher<T>,
-): Promise<ConnectionResult<T>> {
+export async function resolveConnection<T>(args: WindowArgs, defaultPageSize: number, fetchPage: PageFetcher<T>): Promise<ConnectionResult<T>> {
   const window = await fetchWindow(args, defaultPageSize, fetchPage);
   const edges = window.items.map((node, i) => new Edge(node, window.start + i));
   return {

@@ -19,7 +19,7 @@ export const UserErrorCode = builder.enumType('UserErrorCode', {
     MISSING: { value: 'MISSING', description: 'A required value is missing.' },
     TAKEN: { value: 'TAKEN', description: 'A value that must be unique is already taken.' },
     CONFLICT: { value: 'CONFLICT', description: 'The resource already exists or is in a conflicting state.' },
-    FORBIDDEN: { value: 'FORBIDDEN', description: 'The caller\'s role does not allow this action.' },
+    FORBIDDEN: { value: 'FORBIDDEN', description: "The caller's role does not allow this action." },
     NOT_ALLOWED: { value: 'NOT_ALLOWED', description: 'The upstream does not support this action here.' },
     PRECONDITION_FAILED: { value: 'PRECONDITION_FAILED', description: 'The resource changed since the caller read it.' },
   } as const,

@@ -56,7 +56,10 @@ export const HUBZILLA_CREDENTIAL_HEADER = 'x-hubzilla-authorization';
 export function hubzillaCredentials(value: unknown): HubzillaAuth {
   if (value === undefined || value === null) return null;
   const text = typeof value === 'string' ? value.trim() : '';
-  if (text === '') return typeof value === 'string' ? null : { error: new InputError('The X-Hubzilla-Authorization credential must be a string.', [HUBZILLA_CREDENTIAL_HEADER]) };
+  if (text === '')
+    return typeof value === 'string'
+      ? null
+      : { error: new InputError('The X-Hubzilla-Authorization credential must be a string.', [HUBZILLA_CREDENTIAL_HEADER]) };
   if (text.length > MAX_CREDENTIAL_LENGTH || /[\u0000-\u001f\u007f]/.test(text)) {
     return { error: new InputError('The X-Hubzilla-Authorization credential is malformed.', [HUBZILLA_CREDENTIAL_HEADER]) };
   }

@@ -31,7 +31,17 @@ const QUERY_PARAMS = ['job', 'wiki'];
  * with direct download on): the caller follows it; the gateway contacts no
  * host but GitLab's.
  */
-const PASSED_HEADERS = ['content-type', 'content-length', 'content-disposition', 'content-range', 'accept-ranges', 'etag', 'last-modified', 'cache-control', 'location'];
+const PASSED_HEADERS = [
+  'content-type',
+  'content-length',
+  'content-disposition',
+  'content-range',
+  'accept-ranges',
+  'etag',
+  'last-modified',
+  'cache-control',
+  'location',
+];
 
 function matches(route: readonly string[], segments: readonly string[]): boolean {
   for (let i = 0; i < route.length; i++) {

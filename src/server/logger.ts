@@ -20,7 +20,8 @@ export type { Logger } from 'pino';
 export const REDACTED = '[Redacted]';
 
 /** Keys whose values are credentials or secrets, whatever the object they sit in. */
-const SECRET_KEY = /^(authorization|proxy-authorization|private-token|private_token|job-token|job_token|access_token|x-hubzilla-authorization|x-gitlab-token|cookie|set-cookie|connectionparams|token|runners_token|password|passwd|secret|webhook_secret|.*prvkey.*|.*password.*|.*_token)$/i;
+const SECRET_KEY =
+  /^(authorization|proxy-authorization|private-token|private_token|job-token|job_token|access_token|x-hubzilla-authorization|x-gitlab-token|cookie|set-cookie|connectionparams|token|runners_token|password|passwd|secret|webhook_secret|.*prvkey.*|.*password.*|.*_token)$/i;
 type Replacer = (match: string, ...groups: string[]) => string;
 
 /** A digit or symbol, mixed case over 8 characters, or 20 characters or more: what tokens and base64 have and words do not. */

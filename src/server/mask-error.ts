@@ -22,7 +22,7 @@ export function maskError(error: unknown, message: string): Error {
   }
   // graphql-js prints the value a scalar refuses ("String cannot represent value: { token: ... }"): never pass it on.
   if (original instanceof GraphQLError && located?.path && original.extensions.code === undefined && SERIALIZATION.test(original.message)) {
-    return createGraphQLError('This field\'s value has the wrong type and cannot be shown.', { ...where, extensions: { code: 'UPSTREAM_ERROR' } });
+    return createGraphQLError("This field's value has the wrong type and cannot be shown.", { ...where, extensions: { code: 'UPSTREAM_ERROR' } });
   }
   if (original instanceof InputError) {
     return createGraphQLError(original.message, {

@@ -84,7 +84,12 @@ export class Metrics {
 
   constructor(options: MetricsOptions = {}) {
     const registers = [this.registry];
-    this.operations = new Counter({ name: 'duograph_graphql_operations_total', help: 'GraphQL operations executed, by operation name, type and outcome (success, partial, error).', labelNames: OPERATION_LABELS, registers });
+    this.operations = new Counter({
+      name: 'duograph_graphql_operations_total',
+      help: 'GraphQL operations executed, by operation name, type and outcome (success, partial, error).',
+      labelNames: OPERATION_LABELS,
+      registers,
+    });
     this.operationSeconds = new Histogram({
       name: 'duograph_graphql_operation_duration_seconds',
       help: 'Time from the start of execution to the last result of a GraphQL operation (a subscription: its whole life), by name, type and outcome.',
@@ -92,7 +97,12 @@ export class Metrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers,
     });
-    this.upstreamCalls = new Counter({ name: 'duograph_upstream_requests_total', help: 'Calls sent to an upstream (each retry is one), by upstream, method, route template and status (or error code).', labelNames: UPSTREAM_LABELS, registers });
+    this.upstreamCalls = new Counter({
+      name: 'duograph_upstream_requests_total',
+      help: 'Calls sent to an upstream (each retry is one), by upstream, method, route template and status (or error code).',
+      labelNames: UPSTREAM_LABELS,
+      registers,
+    });
     this.upstreamSeconds = new Histogram({
       name: 'duograph_upstream_request_duration_seconds',
       help: 'Time to the response headers of an upstream call, by upstream, method, route template and status (or error code).',
@@ -100,7 +110,11 @@ export class Metrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     });
-    this.activeSubscriptions = new Gauge({ name: 'duograph_subscriptions_active', help: 'GraphQL subscription executions running now: one per SSE subscription, one per WebSocket operation group (subscribers with the same credentials and operation share one).', registers });
+    this.activeSubscriptions = new Gauge({
+      name: 'duograph_subscriptions_active',
+      help: 'GraphQL subscription executions running now: one per SSE subscription, one per WebSocket operation group (subscribers with the same credentials and operation share one).',
+      registers,
+    });
     // Read at scrape time from whoever keeps the count.
     const sampled = (name: string, help: string, read: (() => number) | undefined) => {
       if (!read) return;
@@ -114,7 +128,11 @@ export class Metrics {
       });
     };
     sampled('duograph_websocket_connections', 'Open graphql-ws WebSocket connections.', options.websocketConnections);
-    sampled('duograph_graphql_operations_waiting', 'Queries and mutations waiting for their estimated upstream calls to fit in MAX_COST_IN_FLIGHT.', options.operationsWaiting);
+    sampled(
+      'duograph_graphql_operations_waiting',
+      'Queries and mutations waiting for their estimated upstream calls to fit in MAX_COST_IN_FLIGHT.',
+      options.operationsWaiting,
+    );
     if (options.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'duograph_' });
   }
 

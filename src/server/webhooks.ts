@@ -133,7 +133,11 @@ async function receive(req: IncomingMessage, res: ServerResponse, options: Webho
   const eventUuid = header(req, 'x-gitlab-event-uuid');
   if (eventUuid && eventUuid.length <= 200) {
     const state = read.event.jobs.map((job) => `${job.id}=${job.status}`).join(',');
-    keys.push(`event:${eventUuid}:${createHash('sha256').update(`${read.event.kind}:${read.event.pipelineId ?? ''}:${state}`).digest('hex')}`);
+    keys.push(
+      `event:${eventUuid}:${createHash('sha256')
+        .update(`${read.event.kind}:${read.event.pipelineId ?? ''}:${state}`)
+        .digest('hex')}`,
+    );
   }
   let outcome: Awaited<ReturnType<typeof options.hub.publishWebhook>>;
   try {

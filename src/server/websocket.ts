@@ -506,7 +506,14 @@ class Endpoint {
           return;
         }
         if (socket.operations.size >= MAX_OPERATIONS) {
-          this.write(socket, stringifyMessage({ id: message.id, type: MessageType.Error, payload: errorPayload(new GraphQLError(`At most ${MAX_OPERATIONS} operations may run on one connection.`)) }));
+          this.write(
+            socket,
+            stringifyMessage({
+              id: message.id,
+              type: MessageType.Error,
+              payload: errorPayload(new GraphQLError(`At most ${MAX_OPERATIONS} operations may run on one connection.`)),
+            }),
+          );
           return;
         }
         this.subscribe(socket, message.id, message.payload);
@@ -596,7 +603,13 @@ class Endpoint {
       return this.fail(member, error);
     }
     if (!operation) return this.fail(member, new GraphQLError('Unable to identify operation'));
-    const args = (contextValue: unknown): ExecutionArgs => ({ schema, operationName: payload.operationName, document, variableValues: payload.variables, contextValue });
+    const args = (contextValue: unknown): ExecutionArgs => ({
+      schema,
+      operationName: payload.operationName,
+      document,
+      variableValues: payload.variables,
+      contextValue,
+    });
 
     if (operation.operation === 'subscription') {
       const group = new Group(this, key ?? '', controller, rootField(operation));

@@ -145,8 +145,7 @@ export function createRedisEventBus(url: string, onError: (message: string) => v
       if (reached) onError(`redis: ${error.message}`);
     });
   }
-  const whenReady = (client: Redis) =>
-    client.status === 'ready' ? Promise.resolve() : new Promise<void>((resolve) => client.once('ready', () => resolve()));
+  const whenReady = (client: Redis) => (client.status === 'ready' ? Promise.resolve() : new Promise<void>((resolve) => client.once('ready', () => resolve())));
   let readiness: Promise<void> | null = null;
   const local = new CountedChannel(memoryTarget());
   const shared = new CountedChannel(createRedisEventTarget({ publishClient, subscribeClient }) as MinimalEventTarget);
@@ -161,7 +160,10 @@ export function createRedisEventBus(url: string, onError: (message: string) => v
     },
     ready: () => {
       readiness ??= new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`Redis (REDIS_URL) not reachable within ${connectTimeoutMs} ms${lastError ? `: ${lastError}` : ''}`)), connectTimeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`Redis (REDIS_URL) not reachable within ${connectTimeoutMs} ms${lastError ? `: ${lastError}` : ''}`)),
+          connectTimeoutMs,
+        );
         void Promise.all([whenReady(publishClient), whenReady(subscribeClient)]).then(() => {
           reached = true;
           clearTimeout(timer);

@@ -125,7 +125,12 @@ function pollTopic(kind: 'jobs' | 'project', projectId: number, scope: string): 
 }
 
 function notVisible(what: string, path: string): UpstreamError {
-  return new UpstreamError(`${what} was not found or is not visible with these credentials.`, 'NOT_FOUND', { name: 'gitlab', status: 404, method: 'GET', path });
+  return new UpstreamError(`${what} was not found or is not visible with these credentials.`, 'NOT_FOUND', {
+    name: 'gitlab',
+    status: 404,
+    method: 'GET',
+    path,
+  });
 }
 
 /** True for failures that mean "these credentials may not see it", as opposed to an upstream in trouble. */

@@ -134,7 +134,14 @@ function readPipelineEvent(body: Json): WebhookReadResult {
   }
   const ref = str(attributes.ref) ?? '';
   const sha = str(attributes.sha) ?? '';
-  const pipeline = { id: pipelineId, project_id: projectId, ref, sha, status: str(attributes.status) ?? '', ...(str(attributes.url) ? { web_url: str(attributes.url) } : {}) };
+  const pipeline = {
+    id: pipelineId,
+    project_id: projectId,
+    ref,
+    sha,
+    status: str(attributes.status) ?? '',
+    ...(str(attributes.url) ? { web_url: str(attributes.url) } : {}),
+  };
   const jobs: JobRecord[] = [];
   for (const build of body.builds) {
     if (!isObject(build)) continue;

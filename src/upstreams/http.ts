@@ -116,7 +116,9 @@ export class MultipartBody {
       for (const part of parts) {
         if ('file' in part) {
           const type = part.file.type || 'application/octet-stream';
-          yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${quote(part.name)}"; filename="${quote(part.filename)}"\r\nContent-Type: ${type.replace(/[\r\n]/g, '')}\r\n\r\n`);
+          yield Buffer.from(
+            `--${boundary}\r\nContent-Disposition: form-data; name="${quote(part.name)}"; filename="${quote(part.filename)}"\r\nContent-Type: ${type.replace(/[\r\n]/g, '')}\r\n\r\n`,
+          );
           yield* part.file.stream() as AsyncIterable<Uint8Array>;
           yield Buffer.from('\r\n');
         } else {
@@ -395,22 +397,25 @@ export class HttpClient {
     this.calls++;
     const started = performance.now();
     try {
-      await relay({
-        url: new URL(path + encodeQuery(request.query), this.baseUrl.origin),
-        headers,
-        connectTimeoutMs: Math.min(this.policy.connectTimeoutMs, this.policy.deadlineMs),
-        headersTimeoutMs: this.policy.headersTimeoutMs,
-        bodyTimeoutMs: this.policy.bodyTimeoutMs,
-        signal: request.signal,
-        onHead: (head) => {
-          info.status = head.status;
-          this.observe(request, head.status, started);
-          this.judge(head.status);
-          release?.();
-          release = null;
-          return onHead(head);
+      await relay(
+        {
+          url: new URL(path + encodeQuery(request.query), this.baseUrl.origin),
+          headers,
+          connectTimeoutMs: Math.min(this.policy.connectTimeoutMs, this.policy.deadlineMs),
+          headersTimeoutMs: this.policy.headersTimeoutMs,
+          bodyTimeoutMs: this.policy.bodyTimeoutMs,
+          signal: request.signal,
+          onHead: (head) => {
+            info.status = head.status;
+            this.observe(request, head.status, started);
+            this.judge(head.status);
+            release?.();
+            release = null;
+            return onHead(head);
+          },
         },
-      }, this.relayPool);
+        this.relayPool,
+      );
     } catch (error) {
       const code = error instanceof RelayError ? error.code : 'UPSTREAM_UNAVAILABLE';
       const failure = new UpstreamError(`${this.label()} ${TRANSPORT_MESSAGES[code]}.`, code, info);
@@ -448,7 +453,13 @@ export class HttpClient {
    * Retry-After) or a 502/503/504, as long as the wait fits the deadline.
    * Resolves with the last response read whole, whatever its status.
    */
-  private async execute<T>(request: UpstreamRequest, path: string, headers: Record<string, string>, info: UpstreamInfo, decode: Decode<T>): Promise<ReadResponse<T>> {
+  private async execute<T>(
+    request: UpstreamRequest,
+    path: string,
+    headers: Record<string, string>,
+    info: UpstreamInfo,
+    decode: Decode<T>,
+  ): Promise<ReadResponse<T>> {
     // One frame for the attempts and no attempt frame before a slot is free: a call waiting its
     // turn holds only what it needs, which counts when thousands queue at once.
     const started = Date.now();
@@ -508,7 +519,8 @@ export class HttpClient {
       try {
         content = await readCapped(response.body, this.maxResponseBytes, decode);
       } catch (error) {
-        if (error instanceof UpstreamError) throw new UpstreamError(`${this.label()} sent a body larger than ${this.maxResponseBytes} bytes.`, 'UPSTREAM_ERROR', info);
+        if (error instanceof UpstreamError)
+          throw new UpstreamError(`${this.label()} sent a body larger than ${this.maxResponseBytes} bytes.`, 'UPSTREAM_ERROR', info);
         throw this.transportError(error, info);
       }
       this.judge(response.statusCode);
@@ -598,7 +610,13 @@ export class HttpClient {
   }
 
   private observe(request: UpstreamRequest, status: number | string, started: number): void {
-    this.onCall?.({ upstream: this.name, method: request.method, route: routeTemplate(request.path, this.routeWords), status, durationMs: performance.now() - started });
+    this.onCall?.({
+      upstream: this.name,
+      method: request.method,
+      route: routeTemplate(request.path, this.routeWords),
+      status,
+      durationMs: performance.now() - started,
+    });
   }
 
   /** Closes the pool's connections. */

@@ -156,7 +156,13 @@ export class Connection {
     this.bytes = this.firstBytes;
     const onread: net.OnReadOpts = { buffer: this.nextBuffer, callback: (n, buffer) => this.onRead(n, buffer as Buffer) };
     // Node takes `onread` in tls.connect too (since 15.1); its types have not caught up.
-    const secureOptions: tls.ConnectionOptions & { onread: net.OnReadOpts } = { host, port, servername: net.isIP(host) ? undefined : host, ALPNProtocols: ['http/1.1'], onread };
+    const secureOptions: tls.ConnectionOptions & { onread: net.OnReadOpts } = {
+      host,
+      port,
+      servername: net.isIP(host) ? undefined : host,
+      ALPNProtocols: ['http/1.1'],
+      onread,
+    };
     this.socket = secure ? tls.connect(secureOptions) : net.connect({ host, port, onread });
     this.socket.once(secure ? 'secureConnect' : 'connect', () => {
       this.connected = true;

@@ -256,10 +256,14 @@ function deadlinesOf(caller: AbortSignal): Set<DeadlineSignal> {
   let linked = linkedToCaller.get(caller);
   if (!linked) {
     const fresh = new Set<DeadlineSignal>();
-    caller.addEventListener('abort', () => {
-      for (const each of fresh) each.abort(caller.reason);
-      fresh.clear();
-    }, { once: true });
+    caller.addEventListener(
+      'abort',
+      () => {
+        for (const each of fresh) each.abort(caller.reason);
+        fresh.clear();
+      },
+      { once: true },
+    );
     linkedToCaller.set(caller, fresh);
     linked = fresh;
   }

@@ -80,7 +80,12 @@ describe('duograph as a federation subgraph', () => {
   it('answers _service { sdl } with the printed subgraph schema, @key directives included', async () => {
     const result = await t.run(ServiceSdlDocument);
     expect(result.data?._service.sdl).toBe(printSchemaSdl());
-    for (const key of ['type ChannelItem implements Node\n  @key(fields: "id")', 'type Job implements Node\n  @key(fields: "id")', 'type Project implements Node\n  @key(fields: "id")', 'type Xchan implements Node\n  @key(fields: "hash")']) {
+    for (const key of [
+      'type ChannelItem implements Node\n  @key(fields: "id")',
+      'type Job implements Node\n  @key(fields: "id")',
+      'type Project implements Node\n  @key(fields: "id")',
+      'type Xchan implements Node\n  @key(fields: "hash")',
+    ]) {
       expect(result.data?._service.sdl).toContain(key);
     }
   });
@@ -88,13 +93,19 @@ describe('duograph as a federation subgraph', () => {
   it('composes with a second subgraph into a supergraph that joins both', () => {
     expect(supergraphSdl).toContain('DUOGRAPH @join__graph(name: "duograph"');
     expect(supergraphSdl).toContain('DEPLOYMENTS @join__graph(name: "deployments"');
-    expect(supergraphSdl).toMatch(/type Project implements Node\s+@join__implements\(graph: DUOGRAPH, interface: "Node"\)\s+@join__type\(graph: DEPLOYMENTS, key: "id"\)\s+@join__type\(graph: DUOGRAPH, key: "id"\)/);
+    expect(supergraphSdl).toMatch(
+      /type Project implements Node\s+@join__implements\(graph: DUOGRAPH, interface: "Node"\)\s+@join__type\(graph: DEPLOYMENTS, key: "id"\)\s+@join__type\(graph: DUOGRAPH, key: "id"\)/,
+    );
     expect(supergraphSdl).toContain('deployments: [Deployment!]! @join__field(graph: DEPLOYMENTS)');
   });
 
   it('prints the supergraph SDL with `npm run supergraph` (duograph at PUBLIC_URL)', () => {
     const root = fileURLToPath(new URL('../..', import.meta.url));
-    const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'supergraph'], { cwd: root, env: { ...process.env, PUBLIC_URL: 'https://graph.example.com' }, encoding: 'utf8' });
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', 'supergraph'], {
+      cwd: root,
+      env: { ...process.env, PUBLIC_URL: 'https://graph.example.com' },
+      encoding: 'utf8',
+    });
     expect(result.status).toBe(0);
     expect(result.stdout).toContain('DUOGRAPH @join__graph(name: "duograph", url: "https://graph.example.com/graphql")');
     expect(result.stdout).toContain('@join__type(graph: DUOGRAPH, key: "hash")');
@@ -168,9 +179,15 @@ describe('duograph as a federation subgraph', () => {
   it('crosses from the other subgraph into duograph: deployments and their projects', async () => {
     const result = await supergraph('{ deployments { id project { id name pathWithNamespace deployments { id } } } }');
     expect(result.errors).toBeUndefined();
-    const list = (result.data?.deployments ?? []) as { id: string; project: { id: string; name: string; pathWithNamespace: string; deployments: { id: string }[] } }[];
+    const list = (result.data?.deployments ?? []) as {
+      id: string;
+      project: { id: string; name: string; pathWithNamespace: string; deployments: { id: string }[] };
+    }[];
     expect(list).toHaveLength(50);
-    expect(list[0]).toEqual({ id: 'd1', project: { id: gid(1), name: 'Core', pathWithNamespace: 'platform/core', deployments: [{ id: 'd1' }, { id: 'd31' }] } });
+    expect(list[0]).toEqual({
+      id: 'd1',
+      project: { id: gid(1), name: 'Core', pathWithNamespace: 'platform/core', deployments: [{ id: 'd1' }, { id: 'd31' }] },
+    });
     expect(list[49]?.project.pathWithNamespace).toBeTruthy();
   });
 
@@ -178,14 +195,20 @@ describe('duograph as a federation subgraph', () => {
     t.resetCalls();
     const viaGateway = await supergraph('{ deployments { project { name starCount } } }');
     expect(viaGateway.errors).toBeUndefined();
-    const gatewayCalls = t.calls().map((c) => c.path).sort();
+    const gatewayCalls = t
+      .calls()
+      .map((c) => c.path)
+      .sort();
 
     t.resetCalls();
     const direct = await t.gql('query ($r: [_Any!]!) { _entities(representations: $r) { ... on Project { name starCount } } }', {
       r: DEPLOYMENTS.map((d) => ({ __typename: 'Project', id: d.projectId })),
     });
     expect(direct.errors).toBeUndefined();
-    const directCalls = t.calls().map((c) => c.path).sort();
+    const directCalls = t
+      .calls()
+      .map((c) => c.path)
+      .sort();
 
     // One read per distinct project (30), however many deployments name it, both ways.
     expect(new Set(directCalls).size).toBe(30);

@@ -46,7 +46,16 @@ describe.skipIf(!available)('GraphiQL in Chromium', () => {
     browser = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     // The network is closed: anything not served by the gateway itself is refused, and recorded.
     await browser.route('**/*', (route) => {
@@ -67,7 +76,9 @@ describe.skipIf(!available)('GraphiQL in Chromium', () => {
     const page = await browser.newPage();
     await page.goto(t.url.href);
     await page.locator('.graphiql-execute-button').waitFor({ timeout: 30_000 });
-    const answered = page.waitForResponse((r) => r.url().startsWith(t.url.href) && r.request().method() === 'POST' && (r.request().postData() ?? '').includes('query Projects'));
+    const answered = page.waitForResponse(
+      (r) => r.url().startsWith(t.url.href) && r.request().method() === 'POST' && (r.request().postData() ?? '').includes('query Projects'),
+    );
     await page.locator('.graphiql-execute-button').click();
     const response = await answered;
     const body = (await response.json()) as { data?: { projects: { totalCount: number; nodes: { pathWithNamespace: string }[] } } };

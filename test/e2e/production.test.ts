@@ -78,12 +78,19 @@ describe('the packed tarball', () => {
     expect(listing).not.toMatch(/package\/(test|bench|src)\//);
 
     const prefix = join(dir, 'prefix');
-    const install = spawnSync('npm', ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', tarball], { encoding: 'utf8', timeout: 240_000 });
+    const install = spawnSync('npm', ['install', '-g', '--prefix', prefix, '--prefer-offline', '--no-audit', '--no-fund', tarball], {
+      encoding: 'utf8',
+      timeout: 240_000,
+    });
     expect(install.status, install.stderr).toBe(0);
     const bin = join(prefix, 'bin', 'duograph');
     await drainsOnSigterm(await start(bin, ['serve'], SLOW, dir));
 
-    const npx = spawnSync('npx', ['--yes', '--prefer-offline', `--package=${tarball}`, 'duograph', 'print-schema'], { cwd: dir, encoding: 'utf8', timeout: 240_000 });
+    const npx = spawnSync('npx', ['--yes', '--prefer-offline', `--package=${tarball}`, 'duograph', 'print-schema'], {
+      cwd: dir,
+      encoding: 'utf8',
+      timeout: 240_000,
+    });
     expect(npx.status, npx.stderr).toBe(0);
     expect(npx.stdout).toContain('type Project');
   }, 300_000);
@@ -102,11 +109,20 @@ describe('the systemd unit', () => {
 
 describe('a start that cannot succeed', () => {
   const run = (args: string[], env: Record<string, string> = {}) =>
-    spawnSync(process.execPath, ['dist/src/main.js', 'serve', ...args], { cwd: root, env: { ...process.env, GITLAB_URL: '', ...env }, encoding: 'utf8', timeout: 30_000 });
+    spawnSync(process.execPath, ['dist/src/main.js', 'serve', ...args], {
+      cwd: root,
+      env: { ...process.env, GITLAB_URL: '', ...env },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
 
   it.each([
     ['a busy port', 'busy', /^duograph: cannot start: port \d+ is already in use on 127\.0\.0\.1 \(set PORT or --port\)\n$/],
-    ['a host that is not this machine', ['--host', 'no-such-host.invalid'], /^duograph: cannot start: cannot listen on host "no-such-host\.invalid": it is not an address of this machine \(set HOST or --host\)\n$/],
+    [
+      'a host that is not this machine',
+      ['--host', 'no-such-host.invalid'],
+      /^duograph: cannot start: cannot listen on host "no-such-host\.invalid": it is not an address of this machine \(set HOST or --host\)\n$/,
+    ],
     ['a bad setting', ['--port', 'eighty'], /^duograph: --port must be a whole number, got "eighty"\n$/],
   ] as const)('says so in one line and exits 2: %s', async (_name, args, line) => {
     const blocker = createServer();

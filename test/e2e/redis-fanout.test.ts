@@ -70,7 +70,14 @@ interface Gateway {
 async function startGateway(gitlabUrl: string, redisUrl: string): Promise<Gateway> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--port', '0', '--host', '127.0.0.1'], {
     cwd: root,
-    env: { ...process.env, GITLAB_URL: gitlabUrl, REDIS_URL: redisUrl, GITLAB_WEBHOOK_SECRET: SECRET, POLL_INTERVAL_MS: '600000', POLL_MAX_INTERVAL_MS: '600000' },
+    env: {
+      ...process.env,
+      GITLAB_URL: gitlabUrl,
+      REDIS_URL: redisUrl,
+      GITLAB_WEBHOOK_SECRET: SECRET,
+      POLL_INTERVAL_MS: '600000',
+      POLL_MAX_INTERVAL_MS: '600000',
+    },
   });
   const match = await waitForOutput(child, /GraphiQL at (\S+)[\s\S]*Webhook receiver: (\S+)/, 'gateway');
   return { child, url: match[1] ?? '', webhookUrl: match[2] ?? '' };
@@ -120,7 +127,12 @@ describe.skipIf(!hasRedis)('Redis fan-out across two gateway instances', () => {
 
   it('delivers a webhook received by one instance to a subscriber of the other', async () => {
     if (!a || !b) throw new Error('gateways did not start');
-    const client = createClient({ url: b.url.replace(/^http/, 'ws'), webSocketImpl: WebSocket, connectionParams: { 'Private-Token': 'demo-token' }, retryAttempts: 0 });
+    const client = createClient({
+      url: b.url.replace(/^http/, 'ws'),
+      webSocketImpl: WebSocket,
+      connectionParams: { 'Private-Token': 'demo-token' },
+      retryAttempts: 0,
+    });
     const sub = client.iterate({ query: 'subscription { jobStatusUpdated(projectId: "7", pipelineId: "202") { restId status } }' });
     const next = async () => ((await sub.next()).value as { data: { jobStatusUpdated: { restId: number; status: string } } }).data.jobStatusUpdated;
     const initial = [await next(), await next(), await next()];

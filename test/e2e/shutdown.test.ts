@@ -10,19 +10,22 @@ import WebSocket from 'ws';
 import { createTestApp } from '../helpers/app.js';
 
 const QUERY = JSON.stringify({ query: '{ project(fullPath: "platform/core") { name } }' });
-const post = (url: URL | string) =>
-  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'private-token': 'demo-token' }, body: QUERY });
+const post = (url: URL | string) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'private-token': 'demo-token' }, body: QUERY });
 
 /** A graphql-ws connection, raw, so its close code is seen as sent. */
 async function wsSubscriber(url: URL): Promise<{ closed: Promise<{ code: number; reason: string }>; messages: unknown[] }> {
   const socket = new WebSocket(url.href.replace(/^http/, 'ws'), 'graphql-transport-ws');
   const messages: unknown[] = [];
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+  );
   await new Promise((resolve) => socket.once('open', resolve));
   socket.on('message', (data) => messages.push(JSON.parse(data.toString())));
   socket.send(JSON.stringify({ type: 'connection_init', payload: { 'Private-Token': 'demo-token' } }));
   await vi.waitFor(() => expect(messages).toContainEqual({ type: 'connection_ack' }));
-  socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: 'subscription { jobStatusUpdated(projectId: "1", jobId: "1014") { status } }' } }));
+  socket.send(
+    JSON.stringify({ id: '1', type: 'subscribe', payload: { query: 'subscription { jobStatusUpdated(projectId: "1", jobId: "1014") { status } }' } }),
+  );
   await vi.waitFor(() => expect(messages.length).toBeGreaterThanOrEqual(2));
   return { closed, messages };
 }

@@ -35,7 +35,10 @@ export interface TestApp {
     options?: { token?: string | null; headers?: Record<string, string> },
   ): Promise<GraphQLResponse<TResult>>;
   /** GitLab API calls the sandbox received since the last reset. */
-  calls(filter?: { method?: string; path?: RegExp | string }): { method: string; path: string; query: Record<string, string[]>; headers: Record<string, string> }[];
+  calls(filter?: {
+    method?: string;
+    path?: RegExp | string;
+  }): { method: string; path: string; query: Record<string, string[]>; headers: Record<string, string> }[];
   resetCalls(): void;
   /** Hubzilla API calls the sandbox received since the last reset; `path` is relative to /api/z/1.0/. */
   hubzillaCalls(filter?: { method?: string; path?: RegExp | string }): RecordedRequest[];

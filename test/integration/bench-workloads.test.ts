@@ -57,19 +57,22 @@ describe('bench workloads', () => {
     ]);
   });
 
-  it.each(workloads.map((w) => [w.name, w] as const))('answers %s with exactly its minimum of upstream calls, the plain client\'s calls', async (_name, workload) => {
-    resetCalls();
-    const gateway = await t.gql(workload.query, undefined, { token: null, headers: gatewayCredentials(workload) });
-    expect(gateway.errors).toBeUndefined();
-    const gatewayCalls = callsSince();
-    expect(gatewayCalls[workload.upstream]).toHaveLength(workload.minimumCalls);
-    expect(gatewayCalls[workload.upstream === 'gitlab' ? 'hubzilla' : 'gitlab']).toEqual([]);
+  it.each(workloads.map((w) => [w.name, w] as const))(
+    "answers %s with exactly its minimum of upstream calls, the plain client's calls",
+    async (_name, workload) => {
+      resetCalls();
+      const gateway = await t.gql(workload.query, undefined, { token: null, headers: gatewayCredentials(workload) });
+      expect(gateway.errors).toBeUndefined();
+      const gatewayCalls = callsSince();
+      expect(gatewayCalls[workload.upstream]).toHaveLength(workload.minimumCalls);
+      expect(gatewayCalls[workload.upstream === 'gitlab' ? 'hubzilla' : 'gitlab']).toEqual([]);
 
-    resetCalls();
-    const answer = ANSWERS[workload.operationName];
-    if (!answer) throw new Error(`no plain answer for ${workload.operationName}`);
-    const plain = await answer(rest.withCredentials(plainCredentials(workload)));
-    expect(callsSince()).toEqual(gatewayCalls);
-    expect(plain).toEqual(gateway.data);
-  });
+      resetCalls();
+      const answer = ANSWERS[workload.operationName];
+      if (!answer) throw new Error(`no plain answer for ${workload.operationName}`);
+      const plain = await answer(rest.withCredentials(plainCredentials(workload)));
+      expect(callsSince()).toEqual(gatewayCalls);
+      expect(plain).toEqual(gateway.data);
+    },
+  );
 });

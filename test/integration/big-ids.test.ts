@@ -100,7 +100,11 @@ describe('ids past 2^31', () => {
   });
 
   it('go through the download route', async () => {
-    const res = await t.gql<{ project: { job: { artifactsArchiveUrl: string } } }>(`{ project(id: "${PROJECT}") { job(id: "${JOBS[0]}") { artifactsArchiveUrl } } }`, {}, ROOT);
+    const res = await t.gql<{ project: { job: { artifactsArchiveUrl: string } } }>(
+      `{ project(id: "${PROJECT}") { job(id: "${JOBS[0]}") { artifactsArchiveUrl } } }`,
+      {},
+      ROOT,
+    );
     const download = await fetch(new URL(res.data?.project.job.artifactsArchiveUrl ?? '', t.url), { headers: { 'private-token': 'admin-token' } });
     expect(download.status).toBe(200);
     expect((await download.arrayBuffer()).byteLength).toBeGreaterThan(0);
@@ -110,7 +114,10 @@ describe('ids past 2^31', () => {
   it('refuse an id JavaScript cannot hold exactly (past 2^53-1) before any call', async () => {
     t.resetCalls();
     const lookup = await t.gql(`{ project(id: "9007199254740993") { restId } }`, {}, ROOT);
-    expect(lookup.errors?.[0]).toMatchObject({ message: '"9007199254740993" is not a project id, full path or Project global id.', extensions: { code: 'BAD_USER_INPUT' } });
+    expect(lookup.errors?.[0]).toMatchObject({
+      message: '"9007199254740993" is not a project id, full path or Project global id.',
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
     const argument = await t.gql(`{ project(id: "${PROJECT}") { pipelineJobs(pipelineId: 9007199254740993) { nodes { restId } } } }`, {}, ROOT);
     expect(argument.status).toBe(400);
     expect(argument.errors?.[0]?.message).toMatch(/SafeInt cannot represent unsafe integer value: 9007199254740993/);

@@ -54,9 +54,13 @@ describe('credential forwarding', () => {
     expect(t.calls()[0]?.headers.authorization).toBe('Bearer demo-token');
   });
 
-  it('forwards Sudo for an admin, and GitLab\'s refusal for anyone else', async () => {
+  it("forwards Sudo for an admin, and GitLab's refusal for anyone else", async () => {
     t.resetCalls();
-    const asDemo = await t.gql<{ projects: { totalCount: number } }>(`{ projects(first: 1, owned: true) { totalCount } }`, {}, { token: 'admin-token', headers: { sudo: 'demo' } });
+    const asDemo = await t.gql<{ projects: { totalCount: number } }>(
+      `{ projects(first: 1, owned: true) { totalCount } }`,
+      {},
+      { token: 'admin-token', headers: { sudo: 'demo' } },
+    );
     expect(asDemo.errors).toBeUndefined();
     expect(t.calls()[0]?.headers.sudo).toBe('demo');
     const refused = await t.gql(QUERY, {}, { headers: { sudo: 'alice' } });
@@ -88,7 +92,10 @@ describe('credential forwarding', () => {
   it('sends no cookie and no credential of another request', async () => {
     t.resetCalls();
     await Promise.all([t.gql(QUERY), t.gql(QUERY, {}, { token: 'alice-token' }), t.gql(QUERY, {}, { token: null })]);
-    const tokens = t.calls().map((c) => c.headers['private-token'] ?? null).sort();
+    const tokens = t
+      .calls()
+      .map((c) => c.headers['private-token'] ?? null)
+      .sort();
     expect(tokens).toEqual(['alice-token', 'demo-token', null].sort());
     expect(t.calls().every((c) => c.headers.cookie === undefined)).toBe(true);
   });

@@ -31,7 +31,7 @@ function zipEntries(zip: Buffer): string[] {
 }
 
 describe('binary routes', () => {
-  it('streams a job log with the caller\'s credentials', async () => {
+  it("streams a job log with the caller's credentials", async () => {
     t.resetCalls();
     const response = await get('/downloads/gitlab/projects/1/jobs/1002/trace');
     expect(response.status).toBe(200);
@@ -61,7 +61,7 @@ describe('binary routes', () => {
     expect(raw.status).toBe(200);
   });
 
-  it('passes GitLab\'s 404 and 400 through unchanged', async () => {
+  it("passes GitLab's 404 and 400 through unchanged", async () => {
     const missing = await get('/downloads/gitlab/projects/1/jobs/999999/trace');
     expect(missing.status).toBe(404);
     expect(await missing.json()).toMatchObject({ message: expect.stringMatching(/404/) });

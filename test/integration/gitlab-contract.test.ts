@@ -59,7 +59,10 @@ function replayUpstream(calls: string[]): Server {
   return createServer((req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://gitlab.test');
     calls.push(`${req.method ?? ''} ${url.pathname}`);
-    const parts = url.pathname.replace(/^\/api\/v4\//, '').split('/').map(decodeURIComponent);
+    const parts = url.pathname
+      .replace(/^\/api\/v4\//, '')
+      .split('/')
+      .map(decodeURIComponent);
     const serve = (f: Fixture, body: Json = f.body) => reply(res, f.status, body, f.headers);
     const notFound = () => reply(res, 404, { message: '404 Not found' });
     if (req.method !== 'GET' || parts[0] !== 'projects') return notFound();
@@ -241,7 +244,9 @@ describe("the gateway against GitLab's own records", () => {
 
   it('reads licenseUrl, which no list holds, with license=true: one call per project', async () => {
     calls.length = 0;
-    const result = await t.gql<{ projects: { nodes: { restId: number; licenseUrl: string | null }[] } }>('{ projects(first: 2) { nodes { restId licenseUrl } } }');
+    const result = await t.gql<{ projects: { nodes: { restId: number; licenseUrl: string | null }[] } }>(
+      '{ projects(first: 2) { nodes { restId licenseUrl } } }',
+    );
     expect(result.errors ?? []).toEqual([]);
     expect(result.data?.projects.nodes).toEqual([
       { restId: PROJECT_ID, licenseUrl: PROJECT.license_url },

@@ -80,7 +80,11 @@ describe('hostile ids', () => {
   });
 
   it('sends a crafted download path nowhere', async () => {
-    for (const path of ['/downloads/gitlab/projects/1/jobs/1001/../../../../users', '/downloads/gitlab/projects/..%2F..%2Fusers/jobs/1/trace', '/downloads/hubzilla/files/%25']) {
+    for (const path of [
+      '/downloads/gitlab/projects/1/jobs/1001/../../../../users',
+      '/downloads/gitlab/projects/..%2F..%2Fusers/jobs/1/trace',
+      '/downloads/hubzilla/files/%25',
+    ]) {
       const response = await fetch(new URL(path, t.url), { headers: { 'private-token': 'demo-token' } });
       await response.arrayBuffer();
       expect(response.status).toBeGreaterThanOrEqual(400);
@@ -100,7 +104,11 @@ describe('Sudo', () => {
 });
 
 async function postWebhook(body: string, headers: Record<string, string | undefined>) {
-  const response = await fetch(new URL('/webhooks/gitlab', t.url), { method: 'POST', headers: { 'content-type': 'application/json', 'x-gitlab-event': 'Job Hook', ...headers } as Record<string, string>, body });
+  const response = await fetch(new URL('/webhooks/gitlab', t.url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-gitlab-event': 'Job Hook', ...headers } as Record<string, string>,
+    body,
+  });
   await response.arrayBuffer();
   return response.status;
 }

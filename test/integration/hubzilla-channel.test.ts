@@ -83,7 +83,10 @@ describe('credentials', () => {
     for (const auth of [null, basic('demo', 'wrong')]) {
       const r = await hz('{ channel { privacyGroups { name } } }', {}, auth);
       expect(r.data.channel.privacyGroups ?? null).toBeNull();
-      expect(r.errors?.[0]?.extensions).toEqual({ code: 'UNAUTHENTICATED', upstream: { name: 'hubzilla', status: 401, method: 'GET', path: '/api/z/1.0/group' } });
+      expect(r.errors?.[0]?.extensions).toEqual({
+        code: 'UNAUTHENTICATED',
+        upstream: { name: 'hubzilla', status: 401, method: 'GET', path: '/api/z/1.0/group' },
+      });
       expect(JSON.stringify(r)).not.toContain('demo-pass');
     }
   });
@@ -106,7 +109,7 @@ describe('channel switching', () => {
     expect(t.hubzillaCalls().map((c) => c.path)).toEqual(['/api/z/1.0/channel/list']);
   });
 
-  it('maps the hub\'s empty answer for a refused channel to FORBIDDEN', async () => {
+  it("maps the hub's empty answer for a refused channel to FORBIDDEN", async () => {
     const r = await t.gql<Data>('{ channel { connections { restId } } }', {}, { headers: { 'x-hubzilla-authorization': basic('alice', 'alice-pass') } });
     expect(r.errors).toBeUndefined();
     t.hubzilla.addFault({ path: 'abook', status: 200, body: '', times: 1 });
@@ -194,7 +197,10 @@ describe('stream', () => {
     t.hubzilla.addFault({ path: 'network/stream', status: 500, body: '', times: 1 });
     const failed = await hz('{ channel { name networkStream(first: 2) { nodes { body } } } }');
     expect(failed.data.channel.name).toBe('Demo Channel');
-    expect(failed.errors?.[0]?.extensions).toEqual({ code: 'UPSTREAM_ERROR', upstream: { name: 'hubzilla', status: 500, method: 'GET', path: '/api/z/1.0/network/stream' } });
+    expect(failed.errors?.[0]?.extensions).toEqual({
+      code: 'UPSTREAM_ERROR',
+      upstream: { name: 'hubzilla', status: 500, method: 'GET', path: '/api/z/1.0/network/stream' },
+    });
   });
 
   it('maps a body that is not JSON to UPSTREAM_ERROR', async () => {
@@ -206,7 +212,9 @@ describe('stream', () => {
 
 describe('item', () => {
   it('reads a thread by id or message id, with parent and comments from the same call', async () => {
-    const r = await hz(`{ channel { item(restId: 1) { restId messageId body flags { wall starred } comments { restId body parent { restId } threadTop { restId } } } } }`);
+    const r = await hz(
+      `{ channel { item(restId: 1) { restId messageId body flags { wall starred } comments { restId body parent { restId } threadTop { restId } } } } }`,
+    );
     expect(r.errors).toBeUndefined();
     const item = r.data.channel.item;
     expect(item).toMatchObject({ restId: 1, flags: { wall: true, starred: false } });
@@ -220,7 +228,9 @@ describe('item', () => {
   });
 
   it('resolves a comment id, an unknown id and an unknown message id to null', async () => {
-    const r = await hz('{ channel { comment: item(restId: 2) { body } none: item(restId: 9999) { body } mid: item(messageId: "https://nowhere.example/item/x") { body } } }');
+    const r = await hz(
+      '{ channel { comment: item(restId: 2) { body } none: item(restId: 9999) { body } mid: item(messageId: "https://nowhere.example/item/x") { body } } }',
+    );
     expect(r.errors).toBeUndefined();
     expect(r.data.channel).toEqual({ comment: null, none: null, mid: null });
   });
@@ -248,7 +258,11 @@ describe('files', () => {
     expect(first.errors).toBeUndefined();
     expect(first.data.channel.files.nodes.map((f: Data) => f.filename)).toEqual(['Documents', 'notes.txt']);
     expect(first.data.channel.files.nodes[0]).toMatchObject({ isDirectory: true, contentType: 'multipart/mixed', downloadUrl: null });
-    expect(first.data.channel.files.nodes[1]).toMatchObject({ size: 96, folderHash: facts.folders.Documents, downloadUrl: `/downloads/hubzilla/files/${facts.files['notes.txt']}` });
+    expect(first.data.channel.files.nodes[1]).toMatchObject({
+      size: 96,
+      folderHash: facts.folders.Documents,
+      downloadUrl: `/downloads/hubzilla/files/${facts.files['notes.txt']}`,
+    });
     const second = await hz(q, { after: first.data.channel.files.pageInfo.endCursor });
     expect(second.data.channel.files.nodes.map((f: Data) => f.filename)).toEqual(['readme.md', 'report.pdf']);
     expect(t.hubzillaCalls({ path: 'files' }).map((c) => [c.query.start?.[0], c.query.records?.[0]])).toEqual([
@@ -258,7 +272,9 @@ describe('files', () => {
   });
 
   it('filters files by name and type', async () => {
-    const r = await hz('{ channel { byName: files(filename: "notes") { nodes { filename } } byType: files(filetype: "image", first: 10) { nodes { filename isPhoto } } } }');
+    const r = await hz(
+      '{ channel { byName: files(filename: "notes") { nodes { filename } } byType: files(filetype: "image", first: 10) { nodes { filename isPhoto } } } }',
+    );
     expect(r.data.channel.byName.nodes).toEqual([{ filename: 'notes.txt' }]);
     expect(r.data.channel.byType.nodes.every((f: Data) => f.isPhoto)).toBe(true);
     expect(r.data.channel.byType.nodes).toHaveLength(5);
@@ -321,7 +337,9 @@ describe('albums, groups, connections', () => {
   });
 
   it('lists connections with their xchans, priming later xchan lookups', async () => {
-    const r = await hz('{ channel { connections { restId isSelf pending archived feed closeness xchan { address network } } } xchan(address: "bob@social.example.org") { name } }');
+    const r = await hz(
+      '{ channel { connections { restId isSelf pending archived feed closeness xchan { address network } } } xchan(address: "bob@social.example.org") { name } }',
+    );
     expect(r.errors).toBeUndefined();
     const connections = r.data.channel.connections as Data[];
     expect(connections.find((c) => c.isSelf)?.xchan.address).toBe('demo@hub.duograph.test');

@@ -80,7 +80,9 @@ describe('Hubzilla file downloads', () => {
     expect(chunks.map((c) => Number(c.query.start?.[0]))).toEqual(chunks.map((_c, i) => i * HUBZILLA_CHUNK_BYTES));
     expect(chunks.every((c) => Number(c.query.length?.[0]) <= HUBZILLA_CHUNK_BYTES)).toBe(true);
     // Spot-check the bytes against the hub's own chunk at the end of the file.
-    const tail = await fetch(`${t.hubzilla.url}/api/z/1.0/filedata?file_id=${hash}&start=${BIG_FILE_SIZE - 64}&length=64`, { headers: { authorization: DEMO } });
+    const tail = await fetch(`${t.hubzilla.url}/api/z/1.0/filedata?file_id=${hash}&start=${BIG_FILE_SIZE - 64}&length=64`, {
+      headers: { authorization: DEMO },
+    });
     const { attach } = (await tail.json()) as { attach: { content: string } };
     expect(bytes.subarray(BIG_FILE_SIZE - 64).equals(Buffer.from(attach.content, 'base64'))).toBe(true);
   });
@@ -131,7 +133,10 @@ describe('Hubzilla file downloads', () => {
   });
 
   it('refuses other methods', async () => {
-    const res = await fetch(new URL(`/downloads/hubzilla/files/${facts.files['notes.txt']}`, t.url), { method: 'POST', headers: { 'x-hubzilla-authorization': DEMO } });
+    const res = await fetch(new URL(`/downloads/hubzilla/files/${facts.files['notes.txt']}`, t.url), {
+      method: 'POST',
+      headers: { 'x-hubzilla-authorization': DEMO },
+    });
     expect(res.status).toBe(405);
   });
 });

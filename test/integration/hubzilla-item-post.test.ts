@@ -157,10 +157,13 @@ describe('channelItemPost', () => {
     });
   });
 
-  it('maps the hub\'s empty answer to an unknown post id to NOT_FOUND', async () => {
+  it("maps the hub's empty answer to an unknown post id to NOT_FOUND", async () => {
     const r = await post({ restId: 9999, body: 'x' });
     expect(r.data.channelItemPost).toBeNull();
-    expect(r.errors?.[0]?.extensions).toEqual({ code: 'NOT_FOUND', upstream: { name: 'hubzilla', status: 200, method: 'POST', path: '/api/z/1.0/item/update' } });
+    expect(r.errors?.[0]?.extensions).toEqual({
+      code: 'NOT_FOUND',
+      upstream: { name: 'hubzilla', status: 200, method: 'POST', path: '/api/z/1.0/item/update' },
+    });
   });
 
   it('maps an upstream failure to a top-level error and never retries the POST', async () => {
@@ -172,7 +175,11 @@ describe('channelItemPost', () => {
   });
 
   it('maps a wrong password to UNAUTHENTICATED', async () => {
-    const r = await t.gql<Data>(POST, { input: { body: 'x' } }, { headers: { 'x-hubzilla-authorization': `Basic ${Buffer.from('demo:nope').toString('base64')}` } });
+    const r = await t.gql<Data>(
+      POST,
+      { input: { body: 'x' } },
+      { headers: { 'x-hubzilla-authorization': `Basic ${Buffer.from('demo:nope').toString('base64')}` } },
+    );
     expect(r.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
   });
 });

@@ -8,7 +8,12 @@ const basic = (login: string, password: string) => `Basic ${Buffer.from(`${login
 /** Two users with different visibility and different credentials for both upstreams. */
 const USERS = {
   demo: { token: 'demo-token', hubzilla: basic('demo', 'demo-pass'), channel: 'demo', other: { token: 'alice-token', hubzilla: basic('alice', 'alice-pass') } },
-  alice: { token: 'alice-token', hubzilla: basic('alice', 'alice-pass'), channel: 'alice', other: { token: 'demo-token', hubzilla: basic('demo', 'demo-pass') } },
+  alice: {
+    token: 'alice-token',
+    hubzilla: basic('alice', 'alice-pass'),
+    channel: 'alice',
+    other: { token: 'demo-token', hubzilla: basic('demo', 'demo-pass') },
+  },
 } as const;
 
 const QUERY = `{
@@ -28,7 +33,7 @@ afterAll(async () => {
 });
 
 describe('two users through the same gateway at the same time', () => {
-  it('never see each other\'s data, and each upstream call carries only its caller\'s credentials and no cookie', async () => {
+  it("never see each other's data, and each upstream call carries only its caller's credentials and no cookie", async () => {
     t.resetCalls();
     t.resetHubzillaCalls();
     const baseline = {
@@ -112,7 +117,10 @@ describe('two users through the same gateway at the same time', () => {
           },
         );
       });
-    const secretId = String((await t.gql<{ project: { restId: number } }>(`{ project(fullPath: "alice/secret-notes") { restId } }`, {}, { token: 'alice-token' })).data?.project.restId);
+    const secretId = String(
+      (await t.gql<{ project: { restId: number } }>(`{ project(fullPath: "alice/secret-notes") { restId } }`, {}, { token: 'alice-token' })).data?.project
+        .restId,
+    );
     const [forAlice, forDemo] = await Promise.all([first(alice, secretId), first(demo, secretId)]);
     expect(forAlice.errors).toBeUndefined();
     expect(forAlice.data).toEqual({ projectImportStatusUpdated: { pathWithNamespace: 'alice/secret-notes', importStatus: expect.any(String) } });

@@ -95,7 +95,13 @@ describe('Project.jobs and Project.job', () => {
     }`);
     expect(res.errors).toBeUndefined();
     const job = res.data?.project.job ?? {};
-    expect(job).toMatchObject({ id: gid(1, 1001), name: 'build', status: 'SUCCESS', pipeline: { restId: 101, projectId: 1, status: expect.any(String) }, project: { pathWithNamespace: 'platform/core' } });
+    expect(job).toMatchObject({
+      id: gid(1, 1001),
+      name: 'build',
+      status: 'SUCCESS',
+      pipeline: { restId: 101, projectId: 1, status: expect.any(String) },
+      project: { pathWithNamespace: 'platform/core' },
+    });
     expect((job.artifacts as unknown[]).length).toBeGreaterThan(0);
     expect(job.traceUrl).toBe('/downloads/gitlab/projects/1/jobs/1001/trace');
     expect(job.artifactFileUrl).toBe('/downloads/gitlab/projects/1/jobs/1001/artifacts/dist/app.js');
@@ -127,7 +133,14 @@ describe('Project.jobs and Project.job', () => {
 describe('job lists cut to what the selection reads', () => {
   /** The gateway's HTTP client on the sandbox, without retries, for calls made directly. */
   const directHttp = () =>
-    new HttpClient({ name: 'gitlab', baseUrl: new URL('/api/v4', t.sandbox.url), timeoutMs: 5_000, connections: 1, maxResponseBytes: 1 << 22, policy: { retries: 0 } });
+    new HttpClient({
+      name: 'gitlab',
+      baseUrl: new URL('/api/v4', t.sandbox.url),
+      timeoutMs: 5_000,
+      connections: 1,
+      maxResponseBytes: 1 << 22,
+      policy: { retries: 0 },
+    });
   const LIGHT = 'id restId name stage status createdAt finishedAt pipeline { restId ref status }';
   const HEAVY = `${LIGHT} ref tag allowFailure duration webUrl tagList commit { sha title message } user { username } runner { restId } artifacts { fileType size }`;
 
@@ -147,9 +160,13 @@ describe('job lists cut to what the selection reads', () => {
     const select = () => {
       throw new Error('no such field');
     };
-    await expect(http.json({ method: 'GET', path: ['projects', 1, 'jobs'], headers: { 'private-token': 'demo-token' }, select })).rejects.toBeInstanceOf(UpstreamError);
+    await expect(http.json({ method: 'GET', path: ['projects', 1, 'jobs'], headers: { 'private-token': 'demo-token' }, select })).rejects.toBeInstanceOf(
+      UpstreamError,
+    );
     // The body reader is left clean: the next call on the same connection answers.
-    expect((await http.json<unknown[]>({ method: 'GET', path: ['projects', 1, 'jobs'], headers: { 'private-token': 'demo-token' } })).body.length).toBeGreaterThan(0);
+    expect(
+      (await http.json<unknown[]>({ method: 'GET', path: ['projects', 1, 'jobs'], headers: { 'private-token': 'demo-token' } })).body.length,
+    ).toBeGreaterThan(0);
   });
 
   it('answers a light selection exactly as the same fields of a full one, with the same single call', async () => {
@@ -178,7 +195,12 @@ describe('job lists cut to what the selection reads', () => {
     expect(res.data?.project.jobs.nodes[0]).toEqual({ restId: id, name: res.data?.project.job?.name });
     expect(res.data?.project.job?.ref).toEqual(expect.any(String));
     expect(res.data?.project.job?.commit).toEqual({ sha: expect.stringMatching(/^[0-9a-f]{40}$/) });
-    expect(t.calls().map((c) => c.path).sort()).toEqual(['/api/v4/projects/1/jobs', `/api/v4/projects/1/jobs/${id}`, '/api/v4/projects/platform%2Fcore']);
+    expect(
+      t
+        .calls()
+        .map((c) => c.path)
+        .sort(),
+    ).toEqual(['/api/v4/projects/1/jobs', `/api/v4/projects/1/jobs/${id}`, '/api/v4/projects/platform%2Fcore']);
   });
 
   it('knows the record fields of every Job field, so no selection keeps whole records', async () => {
@@ -248,7 +270,8 @@ describe('job mutations', () => {
 });
 
 describe('hooks', () => {
-  const HOOK = 'hook { id restId projectId url name pushEvents jobEvents pipelineEvents wikiPageEvents enableSslVerification pushEventsBranchFilter createdAt }';
+  const HOOK =
+    'hook { id restId projectId url name pushEvents jobEvents pipelineEvents wikiPageEvents enableSslVerification pushEventsBranchFilter createdAt }';
 
   it('lists hooks for a maintainer and never shows a token', async () => {
     const res = await t.gql<{ project: { hooks: { nodes: { url: string }[] } } }>(
@@ -274,7 +297,12 @@ describe('hooks', () => {
     expect(created.data?.projectHookCreate.errors).toEqual([]);
     expect(created.data?.projectHookCreate.hook).toMatchObject({ url: 'https://ci.example.test/hook', jobEvents: true, wikiPageEvents: true });
     const createCall = t.calls({ method: 'POST', path: /\/hooks$/ }).at(-1) as unknown as { body: string };
-    expect(JSON.parse(createCall.body)).toMatchObject({ url: 'https://ci.example.test/hook', token: 's3cret-hook-token', job_events: true, wiki_page_events: true });
+    expect(JSON.parse(createCall.body)).toMatchObject({
+      url: 'https://ci.example.test/hook',
+      token: 's3cret-hook-token',
+      job_events: true,
+      wiki_page_events: true,
+    });
     expect(JSON.stringify(created)).not.toContain('s3cret-hook-token');
 
     const hookId = created.data?.projectHookCreate.hook.id;
@@ -311,16 +339,28 @@ describe('hooks', () => {
     expect(created.errors).toBeUndefined();
     expect(created.data?.projectHookCreate).toEqual({
       hook: {
-        emojiEvents: true, confidentialNoteEvents: false, deploymentEvents: true, releasesEvents: false, featureFlagEvents: false,
-        milestoneEvents: true, resourceAccessTokenEvents: false, branchFilterStrategy: 'REGEX', pushEventsBranchFilter: '^release/.*$',
-        customHeaderKeys: ['X-Team'], urlVariableKeys: ['room'], url: 'https://ci.example.test/{room}',
+        emojiEvents: true,
+        confidentialNoteEvents: false,
+        deploymentEvents: true,
+        releasesEvents: false,
+        featureFlagEvents: false,
+        milestoneEvents: true,
+        resourceAccessTokenEvents: false,
+        branchFilterStrategy: 'REGEX',
+        pushEventsBranchFilter: '^release/.*$',
+        customHeaderKeys: ['X-Team'],
+        urlVariableKeys: ['room'],
+        url: 'https://ci.example.test/{room}',
       },
       errors: [],
     });
     const sent = JSON.parse((t.calls({ method: 'POST', path: /\/hooks$/ }).at(-1) as unknown as { body: string }).body) as Record<string, unknown>;
     expect(sent).toMatchObject({
-      emoji_events: true, milestone_events: true, branch_filter_strategy: 'regex',
-      custom_headers: [{ key: 'X-Team', value: 'header-secret-1' }], url_variables: [{ key: 'room', value: 'url-secret-2' }],
+      emoji_events: true,
+      milestone_events: true,
+      branch_filter_strategy: 'regex',
+      custom_headers: [{ key: 'X-Team', value: 'header-secret-1' }],
+      url_variables: [{ key: 'room', value: 'url-secret-2' }],
     });
     // The values went to GitLab and nowhere else.
     expect(JSON.stringify(created)).not.toMatch(/header-secret-1|url-secret-2/);
@@ -330,7 +370,12 @@ describe('hooks', () => {
       {},
       { token: 'alice-token' },
     );
-    expect(hooks.data?.project.hooks.nodes[0]).toEqual({ restId: 1, customHeaderKeys: ['X-Chat-Channel'], urlVariableKeys: [], branchFilterStrategy: 'WILDCARD' });
+    expect(hooks.data?.project.hooks.nodes[0]).toEqual({
+      restId: 1,
+      customHeaderKeys: ['X-Chat-Channel'],
+      urlVariableKeys: [],
+      branchFilterStrategy: 'WILDCARD',
+    });
     expect(JSON.stringify(hooks)).not.toContain('seeded-header-secret');
   });
 
@@ -365,7 +410,9 @@ describe('push rules', () => {
       `mutation { projectPushRuleUpdate(input: { projectId: "demo/playground", maxFileSize: 20 }) { pushRule { commitMessageRegex maxFileSize } errors { code } } }`,
     );
     expect(update.data?.projectPushRuleUpdate).toEqual({ pushRule: { commitMessageRegex: '^JIRA-', maxFileSize: 20 }, errors: [] });
-    const del = await t.gql<{ projectPushRuleDelete: { errors: unknown[] } }>(`mutation { projectPushRuleDelete(input: { projectId: "demo/playground" }) { pushRule { restId } errors { code } } }`);
+    const del = await t.gql<{ projectPushRuleDelete: { errors: unknown[] } }>(
+      `mutation { projectPushRuleDelete(input: { projectId: "demo/playground" }) { pushRule { restId } errors { code } } }`,
+    );
     expect(del.data?.projectPushRuleDelete).toEqual({ pushRule: null, errors: [] });
     // Current GitLab answers a second delete with 404 "Push Rule Not Found" (the spec calls it idempotent).
     const again = await t.gql(`mutation { projectPushRuleDelete(input: { projectId: "demo/playground" }) { errors { code } } }`);

@@ -24,7 +24,12 @@ function expectNoUpstreamCall() {
 }
 
 async function post(body: string | ReadableStream, headers: Record<string, string> = {}) {
-  const response = await fetch(t.url, { method: 'POST', headers: { 'content-type': 'application/json', 'private-token': 'demo-token', ...headers }, body, duplex: 'half' } as RequestInit);
+  const response = await fetch(t.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'private-token': 'demo-token', ...headers },
+    body,
+    duplex: 'half',
+  } as RequestInit);
   return { status: response.status, body: (await response.json()) as { data?: unknown; errors?: { message: string; extensions?: Record<string, unknown> }[] } };
 }
 
@@ -33,11 +38,31 @@ const nested = (depth: number) => `{ project(fullPath: "platform/core") { ${'for
 describe('operation limits refuse an operation before any upstream call', () => {
   it.each([
     { name: 'a selection deeper than MAX_DEPTH (15)', query: nested(20), message: /depth limit of 15 exceeded, found 22/ },
-    { name: 'more aliases than MAX_ALIASES (30)', query: `{ ${Array.from({ length: 31 }, (_, i) => `a${i}: project(id: "${i + 1}") { id }`).join(' ')} }`, message: /Aliases limit of 30 exceeded, found 31/ },
-    { name: 'thousands of aliases', query: `{ ${Array.from({ length: 5000 }, (_, i) => `a${i}: __typename`).join(' ')} }`, message: /Token limit of 2000 exceeded/ },
-    { name: 'more tokens than MAX_TOKENS (2000)', query: `{ project(fullPath: "platform/core") { ${'id '.repeat(2100)}} }`, message: /Token limit of 2000 exceeded/ },
-    { name: 'more directives than MAX_DIRECTIVES (20)', query: `{ project(fullPath: "platform/core") { id ${'@include(if: true) '.repeat(21)}} }`, message: /Directives limit of 20 exceeded, found 21/ },
-    { name: 'a fragment cycle', query: `{ project(fullPath: "platform/core") { ...A } } fragment A on Project { forkedFrom { ...B } } fragment B on Project { forkedFrom { ...A } }`, message: /Cannot spread fragment "A" within itself/ },
+    {
+      name: 'more aliases than MAX_ALIASES (30)',
+      query: `{ ${Array.from({ length: 31 }, (_, i) => `a${i}: project(id: "${i + 1}") { id }`).join(' ')} }`,
+      message: /Aliases limit of 30 exceeded, found 31/,
+    },
+    {
+      name: 'thousands of aliases',
+      query: `{ ${Array.from({ length: 5000 }, (_, i) => `a${i}: __typename`).join(' ')} }`,
+      message: /Token limit of 2000 exceeded/,
+    },
+    {
+      name: 'more tokens than MAX_TOKENS (2000)',
+      query: `{ project(fullPath: "platform/core") { ${'id '.repeat(2100)}} }`,
+      message: /Token limit of 2000 exceeded/,
+    },
+    {
+      name: 'more directives than MAX_DIRECTIVES (20)',
+      query: `{ project(fullPath: "platform/core") { id ${'@include(if: true) '.repeat(21)}} }`,
+      message: /Directives limit of 20 exceeded, found 21/,
+    },
+    {
+      name: 'a fragment cycle',
+      query: `{ project(fullPath: "platform/core") { ...A } } fragment A on Project { forkedFrom { ...B } } fragment B on Project { forkedFrom { ...A } }`,
+      message: /Cannot spread fragment "A" within itself/,
+    },
   ])('$name', async ({ query, message }) => {
     const res = await t.gql(query);
     expect(res.data ?? null).toBeNull();
@@ -46,7 +71,7 @@ describe('operation limits refuse an operation before any upstream call', () => 
     expectNoUpstreamCall();
   });
 
-  it('refuses 100 projects asking 100 jobs each asking their project\'s forkedFrom, with the estimate', async () => {
+  it("refuses 100 projects asking 100 jobs each asking their project's forkedFrom, with the estimate", async () => {
     const res = await t.gql(`{ projects(first: 100) { nodes { jobs(first: 100) { nodes { project { forkedFrom { name } } } } } } }`);
     expect(res.data ?? null).toBeNull();
     expect(res.errors).toHaveLength(1);

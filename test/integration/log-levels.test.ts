@@ -34,7 +34,10 @@ beforeAll(async () => {
     res.end(JSON.stringify({ message: 'boom' }));
   });
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-  failing = await createTestApp({ env: { LOG_FILE: file, LOG_LEVEL: 'info', UPSTREAM_RETRIES: '0' }, gitlabUrl: new URL(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}`) });
+  failing = await createTestApp({
+    env: { LOG_FILE: file, LOG_LEVEL: 'info', UPSTREAM_RETRIES: '0' },
+    gitlabUrl: new URL(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}`),
+  });
 });
 afterAll(async () => {
   await sandboxed.close();
@@ -51,7 +54,7 @@ const entries = (): Entry[] =>
     .filter((e) => e.msg !== 'request completed');
 
 describe('log levels', () => {
-  it('logs a caller\'s mistakes at info, an upstream\'s failure at warn, both without a stack, and nothing at error', async () => {
+  it("logs a caller's mistakes at info, an upstream's failure at warn, both without a stack, and nothing at error", async () => {
     await sandboxed.gql('{ project(fullPath: "platform/core") { hooks { nodes { url } } } }');
     await sandboxed.gql('{ projects(first: 500) { nodes { name } } }');
     await failing.gql('{ project(id: "1") { name } }');

@@ -75,18 +75,27 @@ describe('Prometheus metrics', () => {
     expect(metric(body, 'duograph_graphql_operations_total', 'operation_name="ProjectName",operation_type="query",outcome="success"')).toBe(1);
     expect(metric(body, 'duograph_graphql_operations_total', 'operation_name="Failing",operation_type="query",outcome="partial"')).toBe(1);
     expect(metric(body, 'duograph_graphql_operation_duration_seconds_count', 'operation_name="ProjectName",operation_type="query",outcome="success"')).toBe(1);
-    expect(metric(body, 'duograph_graphql_operation_duration_seconds_bucket', 'le="+Inf",operation_name="ProjectName",operation_type="query",outcome="success"')).toBe(1);
+    expect(
+      metric(body, 'duograph_graphql_operation_duration_seconds_bucket', 'le="+Inf",operation_name="ProjectName",operation_type="query",outcome="success"'),
+    ).toBe(1);
     // A document that does not validate never executes: it is not an operation.
     expect(body).not.toContain('operation_name="Broken"');
     expect(metric(body, 'duograph_upstream_requests_total', 'upstream="gitlab",method="GET",route="/projects/:param",status="200"')).toBeGreaterThanOrEqual(1);
     expect(metric(body, 'duograph_upstream_requests_total', 'upstream="gitlab",method="GET",route="/projects/:param",status="500"')).toBeGreaterThanOrEqual(1);
-    expect(metric(body, 'duograph_upstream_request_duration_seconds_count', 'upstream="gitlab",method="GET",route="/projects/:param",status="200"')).toBeGreaterThanOrEqual(1);
+    expect(
+      metric(body, 'duograph_upstream_request_duration_seconds_count', 'upstream="gitlab",method="GET",route="/projects/:param",status="200"'),
+    ).toBeGreaterThanOrEqual(1);
     // Route templates only: no project path, id or query string in any label.
     expect(body).not.toMatch(/route="[^"]*(platform|infra|\d)[^"]*"/);
   });
 
   it('counts active subscriptions and WebSocket connections', async () => {
-    const client = createWsClient({ url: t.url.href.replace(/^http/, 'ws'), webSocketImpl: WebSocket, connectionParams: { 'Private-Token': 'demo-token' }, retryAttempts: 0 });
+    const client = createWsClient({
+      url: t.url.href.replace(/^http/, 'ws'),
+      webSocketImpl: WebSocket,
+      connectionParams: { 'Private-Token': 'demo-token' },
+      retryAttempts: 0,
+    });
     const iterator = client.iterate({ query: 'subscription Watch { jobStatusUpdated(projectId: "1", jobId: "1014") { status } }' });
     expect((await iterator.next()).value).toEqual({ data: { jobStatusUpdated: { status: 'PENDING' } } });
     let text = (await get('/metrics')).body;
@@ -102,7 +111,7 @@ describe('Prometheus metrics', () => {
     expect(metric(text, 'duograph_graphql_operations_total', 'operation_name="Watch",operation_type="subscription",outcome="success"')).toBe(1);
   });
 
-  it('never puts a credential in a label, even an operation named like the caller\'s token', async () => {
+  it("never puts a credential in a label, even an operation named like the caller's token", async () => {
     await t.gql(`query ${PROBE_TOKEN} { __typename }`, {}, { token: PROBE_TOKEN });
     const { body } = await get('/metrics');
     expect(metric(body, 'duograph_graphql_operations_total', 'operation_name="redacted",operation_type="query",outcome="success"')).toBe(1);
@@ -127,7 +136,9 @@ describe('logs', () => {
         sudo: 'alice',
       },
     });
-    const lines = readFileSync(file ?? '', 'utf8').split('\n').filter((l) => l.includes(probe));
+    const lines = readFileSync(file ?? '', 'utf8')
+      .split('\n')
+      .filter((l) => l.includes(probe));
     expect(lines).toHaveLength(1);
     const entry = JSON.parse(lines[0] ?? '{}') as { level: number; msg: string; time: string; req: { url: string; headers: Record<string, string> } };
     expect(entry.msg).toBe('request received');

@@ -30,13 +30,17 @@ function sentBody(method: string, path: RegExp): Record<string, unknown> {
 
 describe('projectCreate', () => {
   it('creates a project from a name, sending only the given parameters', async () => {
-    const res = await t.gql<{ projectCreate: Payload }>(
-      `mutation($input: ProjectCreateInput!) { projectCreate(input: $input) { ${PROJECT_FIELDS} } }`,
-      { input: { name: 'New Thing', description: 'made by a test', visibility: 'INTERNAL', tagList: ['a', 'b'], issuesEnabled: false } },
-    );
+    const res = await t.gql<{ projectCreate: Payload }>(`mutation($input: ProjectCreateInput!) { projectCreate(input: $input) { ${PROJECT_FIELDS} } }`, {
+      input: { name: 'New Thing', description: 'made by a test', visibility: 'INTERNAL', tagList: ['a', 'b'], issuesEnabled: false },
+    });
     expect(res.errors).toBeUndefined();
     expect(res.data?.projectCreate.errors).toEqual([]);
-    expect(res.data?.projectCreate.project).toMatchObject({ name: 'New Thing', path: 'new-thing', pathWithNamespace: 'demo/new-thing', visibility: 'INTERNAL' });
+    expect(res.data?.projectCreate.project).toMatchObject({
+      name: 'New Thing',
+      path: 'new-thing',
+      pathWithNamespace: 'demo/new-thing',
+      visibility: 'INTERNAL',
+    });
     expect(sentBody('POST', /^\/api\/v4\/projects$/)).toEqual({
       name: 'New Thing',
       description: 'made by a test',
@@ -53,7 +57,7 @@ describe('projectCreate', () => {
     expect(t.calls()).toHaveLength(0);
   });
 
-  it('returns GitLab\'s validation map as user errors with the field path', async () => {
+  it("returns GitLab's validation map as user errors with the field path", async () => {
     const res = await t.gql<{ projectCreate: Payload }>(`mutation { projectCreate(input: { name: "Playground", path: "playground" }) { ${PROJECT_FIELDS} } }`);
     expect(res.errors).toBeUndefined();
     expect(res.data?.projectCreate.project).toBeNull();
@@ -62,7 +66,7 @@ describe('projectCreate', () => {
     expect(errors.some((e) => e.code === 'TAKEN' && e.field.join('.').startsWith('input.'))).toBe(true);
   });
 
-  it('maps a fork\'s 409 validation map, dotted keys included, onto the input fields the caller sent', async () => {
+  it("maps a fork's 409 validation map, dotted keys included, onto the input fields the caller sent", async () => {
     const res = await t.gql<{ projectFork: Payload }>(
       `mutation { projectFork(input: { id: "alice/recipes", namespacePath: "demo", name: "Playground", path: "playground" }) { ${PROJECT_FIELDS} } }`,
     );
@@ -104,7 +108,9 @@ describe('projectCreate', () => {
     expect(asAdmin.data?.projectCreateForUser.errors).toEqual([]);
     expect(asAdmin.data?.projectCreateForUser.project?.pathWithNamespace).toBe('bob/given-to-bob');
     expect(t.calls().at(-1)?.path).toBe('/api/v4/projects/user/4');
-    const asDemo = await t.gql<{ projectCreateForUser: Payload }>(`mutation { projectCreateForUser(input: { userId: 4, name: "Nope" }) { ${PROJECT_FIELDS} } }`);
+    const asDemo = await t.gql<{ projectCreateForUser: Payload }>(
+      `mutation { projectCreateForUser(input: { userId: 4, name: "Nope" }) { ${PROJECT_FIELDS} } }`,
+    );
     expect(asDemo.data?.projectCreateForUser.project).toBeNull();
     expect(asDemo.data?.projectCreateForUser.errors[0]?.code).toBe('FORBIDDEN');
   });
@@ -147,18 +153,25 @@ describe('projectUpdate and projectDelete', () => {
     expect(read.data?.project).toEqual({ ciConfigPath: 'ci/main.yml', lfsEnabled: false, packagesEnabled: false });
   });
 
-  it('reads a mirror\'s settings and its import URL without the credentials in it', async () => {
+  it("reads a mirror's settings and its import URL without the credentials in it", async () => {
     const res = await t.gql<{ project: Record<string, unknown> }>(
       '{ project(fullPath: "platform/docs") { mirror mirrorTriggerBuilds mirrorUserId onlyMirrorProtectedBranches mirrorOverwritesDivergedBranches importUrl } }',
       {},
       { token: 'admin-token' },
     );
     expect(res.errors).toBeUndefined();
-    expect(res.data?.project).toMatchObject({ mirror: true, mirrorUserId: expect.any(Number), onlyMirrorProtectedBranches: false, importUrl: 'https://github.com/example/docs.git' });
+    expect(res.data?.project).toMatchObject({
+      mirror: true,
+      mirrorUserId: expect.any(Number),
+      onlyMirrorProtectedBranches: false,
+      importUrl: 'https://github.com/example/docs.git',
+    });
   });
 
   it('refuses repository storage from a non-admin', async () => {
-    const res = await t.gql<{ projectUpdate: Payload }>(`mutation { projectUpdate(input: { id: "demo/playground", repositoryStorage: "other" }) { ${PROJECT_FIELDS} } }`);
+    const res = await t.gql<{ projectUpdate: Payload }>(
+      `mutation { projectUpdate(input: { id: "demo/playground", repositoryStorage: "other" }) { ${PROJECT_FIELDS} } }`,
+    );
     expect(res.data?.projectUpdate.errors[0]?.code).toBe('FORBIDDEN');
   });
 
@@ -187,7 +200,11 @@ describe('preconditions, methods and sudo', () => {
   });
 
   it('acts as another user with Sudo from an admin, by header or query', async () => {
-    const byHeader = await t.gql<{ projectCreate: Payload }>(`mutation { projectCreate(input: { name: "Sudo Header" }) { ${PROJECT_FIELDS} } }`, {}, { token: 'admin-token', headers: { sudo: 'bob' } });
+    const byHeader = await t.gql<{ projectCreate: Payload }>(
+      `mutation { projectCreate(input: { name: "Sudo Header" }) { ${PROJECT_FIELDS} } }`,
+      {},
+      { token: 'admin-token', headers: { sudo: 'bob' } },
+    );
     expect(byHeader.data?.projectCreate.project?.pathWithNamespace).toBe('bob/sudo-header');
     const response = await fetch(new URL('?sudo=alice', t.url), {
       method: 'POST',
@@ -258,9 +275,13 @@ describe('forks', () => {
       `mutation { projectForkRelationCreate(input: { id: "demo/playground", forkedFromId: "platform/core" }) { ${PROJECT_FIELDS} } }`,
     );
     expect(create.data?.projectForkRelationCreate.errors).toEqual([]);
-    const remove = await t.gql<{ projectForkRelationDelete: Payload }>(`mutation { projectForkRelationDelete(input: { id: "demo/playground" }) { ${PROJECT_FIELDS} } }`);
+    const remove = await t.gql<{ projectForkRelationDelete: Payload }>(
+      `mutation { projectForkRelationDelete(input: { id: "demo/playground" }) { ${PROJECT_FIELDS} } }`,
+    );
     expect(remove.data?.projectForkRelationDelete.errors).toEqual([]);
-    const refused = await t.gql<{ projectForkRelationDelete: Payload }>(`mutation { projectForkRelationDelete(input: { id: "platform/core" }) { ${PROJECT_FIELDS} } }`);
+    const refused = await t.gql<{ projectForkRelationDelete: Payload }>(
+      `mutation { projectForkRelationDelete(input: { id: "platform/core" }) { ${PROJECT_FIELDS} } }`,
+    );
     expect(refused.data?.projectForkRelationDelete.errors[0]?.code).toBe('FORBIDDEN');
   });
 });
@@ -279,7 +300,9 @@ describe('sharing, transfer and maintenance', () => {
   });
 
   it('refuses a malformed expiry date before calling GitLab', async () => {
-    const res = await t.gql<{ projectShare: Payload }>(`mutation { projectShare(input: { id: "demo/playground", groupId: 7, groupAccess: GUEST, expiresAt: "tomorrow" }) { errors { field code } } }`);
+    const res = await t.gql<{ projectShare: Payload }>(
+      `mutation { projectShare(input: { id: "demo/playground", groupId: 7, groupAccess: GUEST, expiresAt: "tomorrow" }) { errors { field code } } }`,
+    );
     expect(res.data?.projectShare.errors).toEqual([{ field: ['input', 'expiresAt'], code: 'INVALID' }]);
     expect(t.calls()).toHaveLength(0);
   });
@@ -287,7 +310,10 @@ describe('sharing, transfer and maintenance', () => {
   it('transfers a project to another namespace', async () => {
     const created = await t.gql<{ projectCreate: Payload }>(`mutation { projectCreate(input: { name: "Moving Box" }) { ${PROJECT_FIELDS} } }`);
     const id = String(created.data?.projectCreate.project?.restId);
-    const res = await t.gql<{ projectTransfer: Payload }>(`mutation($id: ID!) { projectTransfer(input: { id: $id, namespace: "demo-group" }) { ${PROJECT_FIELDS} } }`, { id });
+    const res = await t.gql<{ projectTransfer: Payload }>(
+      `mutation($id: ID!) { projectTransfer(input: { id: $id, namespace: "demo-group" }) { ${PROJECT_FIELDS} } }`,
+      { id },
+    );
     expect(res.data?.projectTransfer.errors).toEqual([]);
     expect(res.data?.projectTransfer.project?.pathWithNamespace).toBe('demo-group/moving-box');
   });
@@ -307,10 +333,13 @@ describe('sharing, transfer and maintenance', () => {
 describe('projectUpload', () => {
   it('uploads a file with the GraphQL multipart request spec', async () => {
     const form = new FormData();
-    form.append('operations', JSON.stringify({
-      query: 'mutation($file: File!) { projectUpload(input: { id: "demo/playground", file: $file }) { upload { alt url markdown } errors { code } } }',
-      variables: { file: null },
-    }));
+    form.append(
+      'operations',
+      JSON.stringify({
+        query: 'mutation($file: File!) { projectUpload(input: { id: "demo/playground", file: $file }) { upload { alt url markdown } errors { code } } }',
+        variables: { file: null },
+      }),
+    );
     form.append('map', JSON.stringify({ 0: ['variables.file'] }));
     form.append('0', new Blob(['hello upload'], { type: 'text/plain' }), 'notes.txt');
     const response = await fetch(t.url, { method: 'POST', headers: { 'private-token': 'demo-token', 'graphql-preflight': '1' }, body: form });
@@ -344,10 +373,13 @@ describe('upload limits', () => {
 
   it('refuses a file over MAX_UPLOAD_BYTES with a clear error and no upstream call', async () => {
     const form = new FormData();
-    form.append('operations', JSON.stringify({
-      query: 'mutation($file: File!) { projectUpload(input: { id: "demo/playground", file: $file }) { upload { url } } }',
-      variables: { file: null },
-    }));
+    form.append(
+      'operations',
+      JSON.stringify({
+        query: 'mutation($file: File!) { projectUpload(input: { id: "demo/playground", file: $file }) { upload { url } } }',
+        variables: { file: null },
+      }),
+    );
     form.append('map', JSON.stringify({ 0: ['variables.file'] }));
     form.append('0', new Blob([new Uint8Array(4096)]), 'big.bin');
     const response = await fetch(small.url, { method: 'POST', headers: { 'private-token': 'demo-token', 'graphql-preflight': '1' }, body: form });

@@ -46,10 +46,9 @@ describe('Query.project', () => {
     expect(res.data?.byGid?.pathWithNamespace).toBe('platform/core');
     expect(res.data?.byRest?.pathWithNamespace).toBe('platform/core');
     expect(res.data?.node?.pathWithNamespace).toBe('platform/core');
-    const nodes = await t.gql<{ nodes: (ProjectNode | null)[] }>(
-      `query($ids: [ID!]!) { nodes(ids: $ids) { id ... on Project { pathWithNamespace } } }`,
-      { ids: [id, 'gid://duograph/Project/999999'] },
-    );
+    const nodes = await t.gql<{ nodes: (ProjectNode | null)[] }>(`query($ids: [ID!]!) { nodes(ids: $ids) { id ... on Project { pathWithNamespace } } }`, {
+      ids: [id, 'gid://duograph/Project/999999'],
+    });
     expect(nodes.data?.nodes).toEqual([{ id, pathWithNamespace: 'platform/core' }, null]);
   });
 
@@ -57,7 +56,11 @@ describe('Query.project', () => {
     const res = await t.gql(`{ missing: project(fullPath: "nope/nothing") { id } private: project(fullPath: "alice/secret-notes") { id } }`);
     expect(res.errors).toBeUndefined();
     expect(res.data).toEqual({ missing: null, private: null });
-    const alice = await t.gql<{ project: ProjectNode | null }>(`{ project(fullPath: "alice/secret-notes") { pathWithNamespace } }`, {}, { token: 'alice-token' });
+    const alice = await t.gql<{ project: ProjectNode | null }>(
+      `{ project(fullPath: "alice/secret-notes") { pathWithNamespace } }`,
+      {},
+      { token: 'alice-token' },
+    );
     expect(alice.data?.project?.pathWithNamespace).toBe('alice/secret-notes');
   });
 
@@ -99,7 +102,8 @@ describe('Query.project', () => {
     expect(typeof p.createdAt).toBe('string');
     expect(String(p.createdAt)).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(['MERGE', 'REBASE_MERGE', 'FF']).toContain(p.mergeMethod);
-    for (const key of ['issuesEnabled', 'archived', 'jobsEnabled', 'sharedRunnersEnabled', 'printingMergeRequestLinkEnabled']) expect(typeof p[key]).toBe('boolean');
+    for (const key of ['issuesEnabled', 'archived', 'jobsEnabled', 'sharedRunnersEnabled', 'printingMergeRequestLinkEnabled'])
+      expect(typeof p[key]).toBe('boolean');
     expect(p.links).toMatchObject({ self: expect.stringContaining('/api/v4/projects/') });
     expect(Array.isArray(p.languages)).toBe(true);
   });
@@ -195,7 +199,9 @@ describe('Query.projects', () => {
   it('asks for the simple form when every selected field is in it, and the full form otherwise', async () => {
     const listCall = async (selection: string, fragments = '') => {
       t.resetCalls();
-      const res = await t.gql<{ projects: { nodes: Record<string, unknown>[] } }>(`{ projects(first: 3, orderBy: ID, sort: ASC) { ${selection} } } ${fragments}`);
+      const res = await t.gql<{ projects: { nodes: Record<string, unknown>[] } }>(
+        `{ projects(first: 3, orderBy: ID, sort: ASC) { ${selection} } } ${fragments}`,
+      );
       expect(res.errors).toBeUndefined();
       return { data: res.data?.projects.nodes ?? [], calls: t.calls() };
     };
@@ -220,7 +226,9 @@ describe('Query.projects', () => {
     const restId = list.data?.projects.nodes[0]?.restId;
     t.resetCalls();
     // visibility is not in the simple form: the list comes in full form, and full-form records prime the loader.
-    const res = await t.gql(`query($id: ID!) { projects(first: 1, orderBy: ID, sort: ASC) { nodes { name visibility } } project(id: $id) { name } }`, { id: String(restId) });
+    const res = await t.gql(`query($id: ID!) { projects(first: 1, orderBy: ID, sort: ASC) { nodes { name visibility } } project(id: $id) { name } }`, {
+      id: String(restId),
+    });
     expect(res.errors).toBeUndefined();
     // The list and the lookup start together; DataLoader batches the lookup after the list primes it.
     expect(t.calls().length).toBeLessThanOrEqual(2);
@@ -241,9 +249,13 @@ describe('Query.projects', () => {
     expect(demo.data?.projects.totalCount).toBeGreaterThan(res.data?.projects.totalCount ?? 0);
   });
 
-  it('lists a user\'s projects by username', async () => {
+  it("lists a user's projects by username", async () => {
     t.resetCalls();
-    const res = await t.gql<{ userProjects: { nodes: ProjectNode[] } }>(`{ userProjects(user: "alice", first: 50) { nodes { pathWithNamespace } } }`, {}, { token: 'alice-token' });
+    const res = await t.gql<{ userProjects: { nodes: ProjectNode[] } }>(
+      `{ userProjects(user: "alice", first: 50) { nodes { pathWithNamespace } } }`,
+      {},
+      { token: 'alice-token' },
+    );
     expect(res.errors).toBeUndefined();
     expect(res.data?.userProjects.nodes.some((n) => n.pathWithNamespace === 'alice/secret-notes')).toBe(true);
     expect(t.calls()[0]?.path).toBe('/api/v4/users/alice/projects');
@@ -307,7 +319,9 @@ describe('forks, users and languages', () => {
 
   it('reads licenseUrl, which GitLab sends only with license=true, with one call per listed project', async () => {
     t.resetCalls();
-    const res = await t.gql<{ projects: { nodes: { licenseUrl: string | null }[] } }>('{ projects(first: 2, orderBy: ID, sort: ASC) { nodes { licenseUrl } } }');
+    const res = await t.gql<{ projects: { nodes: { licenseUrl: string | null }[] } }>(
+      '{ projects(first: 2, orderBy: ID, sort: ASC) { nodes { licenseUrl } } }',
+    );
     expect(res.errors).toBeUndefined();
     expect(res.data?.projects.nodes[0]?.licenseUrl).toBe('http://gitlab.sandbox.test/platform/core/-/blob/main/LICENSE');
     expect(t.calls().map((c) => c.query.license?.[0] ?? '-')).toEqual(['-', 'true', 'true']);
@@ -347,7 +361,9 @@ describe('Relay pagination', () => {
     await many.close();
   });
   const names = async (args: string) => {
-    const res = await many.gql<{ projects: { totalCount: number | null; edges: { cursor: string; node: { restId: number } }[]; pageInfo: Record<string, unknown> } }>(
+    const res = await many.gql<{
+      projects: { totalCount: number | null; edges: { cursor: string; node: { restId: number } }[]; pageInfo: Record<string, unknown> };
+    }>(
       `{ projects(${args}, orderBy: ID, sort: ASC) { totalCount edges { cursor node { restId } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }`,
     );
     return res;
@@ -403,7 +419,9 @@ describe('Relay pagination', () => {
     const last = await names(`first: 10, after: "${all[all.length - 2]?.cursor}"`);
     expect(last.data?.projects.edges).toHaveLength(1);
     expect(last.data?.projects.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: true });
-    const empty = await many.gql(`{ projects(search: "no-such-project-anywhere") { totalCount edges { cursor } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }`);
+    const empty = await many.gql(
+      `{ projects(search: "no-such-project-anywhere") { totalCount edges { cursor } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }`,
+    );
     expect(empty.data).toEqual({
       projects: { totalCount: 0, edges: [], pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null } },
     });

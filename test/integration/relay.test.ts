@@ -104,21 +104,29 @@ function slowSink(delayMs = 1): RelaySink & { body(): Buffer; writes: number } {
 }
 
 /** Relays `path` from `server` into `sink`; resolves with the head, or the RelayError. */
-async function run(server: Scripted | URL, sink: RelaySink | null, options: Partial<RelayRequest> = {}, pool?: RelayPool): Promise<{ head: RelayHead | null; error: RelayError | null }> {
+async function run(
+  server: Scripted | URL,
+  sink: RelaySink | null,
+  options: Partial<RelayRequest> = {},
+  pool?: RelayPool,
+): Promise<{ head: RelayHead | null; error: RelayError | null }> {
   let head: RelayHead | null = null;
   try {
-    await relay({
-      url: new URL('/api/v4/projects/a%2Fb/jobs/1/artifacts?job=build', server instanceof URL ? server : server.url),
-      headers: { 'private-token': 'secret-token' },
-      connectTimeoutMs: 2_000,
-      headersTimeoutMs: 2_000,
-      bodyTimeoutMs: 2_000,
-      onHead(received) {
-        head = received;
-        return sink;
+    await relay(
+      {
+        url: new URL('/api/v4/projects/a%2Fb/jobs/1/artifacts?job=build', server instanceof URL ? server : server.url),
+        headers: { 'private-token': 'secret-token' },
+        connectTimeoutMs: 2_000,
+        headersTimeoutMs: 2_000,
+        bodyTimeoutMs: 2_000,
+        onHead(received) {
+          head = received;
+          return sink;
+        },
+        ...options,
       },
-      ...options,
-    }, pool);
+      pool,
+    );
     return { head, error: null };
   } catch (error) {
     if (!(error instanceof RelayError)) throw error;
@@ -152,7 +160,14 @@ async function trickle(socket: net.Socket, bytes: Buffer): Promise<void> {
 describe('relay: bodies', () => {
   it('sends one GET with the host and the headers, and relays a Content-Length body byte for byte into a slow sink', async () => {
     const body = randomBytes(3 * 1024 * 1024 + 17);
-    const server = await scripted((socket) => socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\nContent-Type: application/zip\r\nContent-Length: ${body.length}\r\nX-Seen: a\r\nx-seen: b\r\n\r\n`), body])));
+    const server = await scripted((socket) =>
+      socket.end(
+        Buffer.concat([
+          Buffer.from(`HTTP/1.1 200 OK\r\nContent-Type: application/zip\r\nContent-Length: ${body.length}\r\nX-Seen: a\r\nx-seen: b\r\n\r\n`),
+          body,
+        ]),
+      ),
+    );
     const sink = slowSink();
     const { head, error } = await run(server, sink);
     expect(error).toBeNull();
@@ -172,7 +187,8 @@ describe('relay: bodies', () => {
 
   it('decodes a chunked body whose every byte comes in its own read, with extensions and trailers, and drops its Content-Length', async () => {
     const server = await scripted((socket) => {
-      const response = 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 999\r\n\r\n5;name=value\r\nhello\r\n6\r\n world\r\n0\r\nX-Checksum: 1\r\n\r\n';
+      const response =
+        'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 999\r\n\r\n5;name=value\r\nhello\r\n6\r\n world\r\n0\r\nX-Checksum: 1\r\n\r\n';
       void trickle(socket, Buffer.from(response));
     });
     const sink = slowSink();
@@ -184,7 +200,9 @@ describe('relay: bodies', () => {
 
   it('relays a large chunked body through a slow sink unchanged', async () => {
     const body = randomBytes(2 * 1024 * 1024);
-    const server = await scripted((socket) => socket.write(Buffer.concat([Buffer.from('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n'), chunked(body, 70_000)])));
+    const server = await scripted((socket) =>
+      socket.write(Buffer.concat([Buffer.from('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n'), chunked(body, 70_000)])),
+    );
     const sink = slowSink();
     expect((await run(server, sink)).error).toBeNull();
     expect(sink.body().equals(body)).toBe(true);
@@ -219,7 +237,11 @@ describe('relay: bodies', () => {
   });
 
   it('skips interim responses and reports the final head', async () => {
-    const server = await scripted((socket) => socket.end('HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\nHTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nContent-Length: 27\r\n\r\n{"message":"404 Not found"}'));
+    const server = await scripted((socket) =>
+      socket.end(
+        'HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\nHTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nContent-Length: 27\r\n\r\n{"message":"404 Not found"}',
+      ),
+    );
     const sink = slowSink();
     const { head, error } = await run(server, sink);
     expect(error).toBeNull();
@@ -253,7 +275,11 @@ describe('relay: failures', () => {
     expectFailure(await run(await scripted((socket) => socket.end('SSH-2.0-OpenSSH\r\n\r\n')), slowSink()), 'UPSTREAM_ERROR', false);
     expectFailure(await run(await scripted((socket) => socket.end('HTTP/1.1 200 OK\r\n folded: value\r\n\r\n')), slowSink()), 'UPSTREAM_ERROR', false);
     expectFailure(await run(await scripted((socket) => socket.write(`HTTP/1.1 200 OK\r\nX-Big: ${'a'.repeat(70_000)}`)), slowSink()), 'UPSTREAM_ERROR', false);
-    expectFailure(await run(await scripted((socket) => socket.end('HTTP/1.1 200 OK\r\nContent-Length: 5, 6\r\n\r\nhello')), slowSink()), 'UPSTREAM_ERROR', false);
+    expectFailure(
+      await run(await scripted((socket) => socket.end('HTTP/1.1 200 OK\r\nContent-Length: 5, 6\r\n\r\nhello')), slowSink()),
+      'UPSTREAM_ERROR',
+      false,
+    );
 
     const silent = await scripted(() => {});
     const started = Date.now();
@@ -270,9 +296,21 @@ describe('relay: failures', () => {
     const short = slowSink();
     expectFailure(await run(await scripted((socket) => socket.end('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhello')), short), 'UPSTREAM_ERROR', true);
     expect(short.writes).toBe(1);
-    expectFailure(await run(await scripted((socket) => socket.end('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n')), slowSink()), 'UPSTREAM_ERROR', true);
-    expectFailure(await run(await scripted((socket) => socket.end('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n')), slowSink()), 'UPSTREAM_ERROR', true);
-    expectFailure(await run(await scripted((socket) => socket.end('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhelloXY0\r\n\r\n')), slowSink()), 'UPSTREAM_ERROR', true);
+    expectFailure(
+      await run(await scripted((socket) => socket.end('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n')), slowSink()),
+      'UPSTREAM_ERROR',
+      true,
+    );
+    expectFailure(
+      await run(await scripted((socket) => socket.end('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n')), slowSink()),
+      'UPSTREAM_ERROR',
+      true,
+    );
+    expectFailure(
+      await run(await scripted((socket) => socket.end('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhelloXY0\r\n\r\n')), slowSink()),
+      'UPSTREAM_ERROR',
+      true,
+    );
     const stalled = await scripted((socket) => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhello'));
     expectFailure(await run(stalled, slowSink(), { bodyTimeoutMs: 150 }), 'UPSTREAM_TIMEOUT', true);
     await stalled.closed(1);
@@ -392,9 +430,13 @@ describe('relay: TLS', () => {
       res.end(body);
     });
     try {
-      const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('relay-client.ts', dir)), `https://127.0.0.1:${port}/file`], {
-        env: { ...process.env, NODE_EXTRA_CA_CERTS: fileURLToPath(new URL('localhost.crt', dir)) },
-      });
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        ['--import', 'tsx', fileURLToPath(new URL('relay-client.ts', dir)), `https://127.0.0.1:${port}/file`],
+        {
+          env: { ...process.env, NODE_EXTRA_CA_CERTS: fileURLToPath(new URL('localhost.crt', dir)) },
+        },
+      );
       const result = JSON.parse(stdout) as { head: RelayHead; bytes: number; sha256: string };
       expect(result.head.status).toBe(200);
       expect(result.bytes).toBe(body.length);
@@ -443,7 +485,7 @@ describe('GitLab download route over failing upstreams', () => {
     expect(((await garbled.json()) as { errors: { extensions: { code: string } }[] }).errors[0]?.extensions.code).toBe('UPSTREAM_ERROR');
   });
 
-  it('cuts the caller\'s response short when GitLab breaks off mid-body, so the caller cannot take it for whole', async () => {
+  it("cuts the caller's response short when GitLab breaks off mid-body, so the caller cannot take it for whole", async () => {
     const cut = await scripted((socket) => {
       socket.write(`HTTP/1.1 200 OK\r\nContent-Type: application/zip\r\nContent-Length: 1000000\r\n\r\n${'x'.repeat(300_000)}`);
       setTimeout(() => socket.destroy(), 50);
@@ -454,7 +496,7 @@ describe('GitLab download route over failing upstreams', () => {
     await expect(response.arrayBuffer()).rejects.toThrow();
   });
 
-  it('counts GitLab\'s 503s against the breaker, which then refuses downloads without calling it', async () => {
+  it("counts GitLab's 503s against the breaker, which then refuses downloads without calling it", async () => {
     const server = await scripted((socket) => socket.write('HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: 4\r\n\r\nbusy'));
     const get = await appFor(server.url, { BREAKER_THRESHOLD: '2' });
     for (let i = 0; i < 2; i++) {
@@ -470,7 +512,7 @@ describe('GitLab download route over failing upstreams', () => {
     expect(server.requests).toHaveLength(2);
   });
 
-  it('passes GitLab\'s redirect to object storage on to the caller, without following it', async () => {
+  it("passes GitLab's redirect to object storage on to the caller, without following it", async () => {
     const signed = 'https://objects.example.invalid/artifacts/1007.zip?X-Amz-Signature=abc';
     const server = await scripted((socket) => socket.end(`HTTP/1.1 302 Found\r\nLocation: ${signed}\r\nContent-Length: 0\r\n\r\n`));
     const app = await createTestApp({ gitlabUrl: server.url });
@@ -483,7 +525,10 @@ describe('GitLab download route over failing upstreams', () => {
 
   it('relays a chunked answer with its type and without a length, and a HEAD without a body', async () => {
     const server = await scripted((socket, request) => {
-      if (request.startsWith('GET ')) socket.end(`HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\nX-Private: no\r\n\r\n${chunked(Buffer.from('a'.repeat(5000)), 300).toString('latin1')}`);
+      if (request.startsWith('GET '))
+        socket.end(
+          `HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\nX-Private: no\r\n\r\n${chunked(Buffer.from('a'.repeat(5000)), 300).toString('latin1')}`,
+        );
     });
     const get = await appFor(server.url);
     const response = await get('/downloads/gitlab/projects/1/jobs/5/trace');

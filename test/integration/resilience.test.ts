@@ -48,7 +48,7 @@ describe('retries', () => {
     expect(t.calls({ method: 'GET', path: '/api/v4/projects' })).toHaveLength(2);
   });
 
-  it('waits for a 429\'s Retry-After before the retry', async () => {
+  it("waits for a 429's Retry-After before the retry", async () => {
     t.sandbox.addFault({ method: 'GET', path: '/api/v4/projects', status: 429, headers: { 'retry-after': '1' }, times: 1 });
     const started = Date.now();
     const res = await t.gql(TWO_FIELDS);
@@ -85,7 +85,11 @@ describe('retries', () => {
 
   it('never retries a Hubzilla item post', async () => {
     t.hubzilla.addFault({ method: 'POST', path: /item\/update$/, reset: true });
-    const res = await t.gql(`mutation { channelItemPost(input: { body: "hello" }) { item { restId } errors { message } } }`, {}, { headers: { 'x-hubzilla-authorization': HUBZILLA_DEMO } });
+    const res = await t.gql(
+      `mutation { channelItemPost(input: { body: "hello" }) { item { restId } errors { message } } }`,
+      {},
+      { headers: { 'x-hubzilla-authorization': HUBZILLA_DEMO } },
+    );
     expect(res.errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
     expect(t.hubzillaCalls({ method: 'POST', path: /item\/update$/ })).toHaveLength(1);
   });

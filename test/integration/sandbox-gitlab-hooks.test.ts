@@ -70,7 +70,10 @@ describe('project hooks', () => {
     const schema = JSON.parse(readFileSync(fileURLToPath(new URL('project_hook.json', schemaDir)), 'utf8')) as Json;
     // The stored schema predates milestone_events, which lib/api/entities/project_hook.rb exposes since GitLab 17.
     const validate = ajv.compile({ ...schema, properties: { ...(schema.properties as Json), milestone_events: { type: 'boolean' } } });
-    for (const [project, token] of [[1, 'bob-token'], [7, 'demo-token']] as const) {
+    for (const [project, token] of [
+      [1, 'bob-token'],
+      [7, 'demo-token'],
+    ] as const) {
       for (const hook of (await call('GET', `/projects/${project}/hooks`, token)).body as Json[]) {
         expect(validate(hook) ? [] : validate.errors).toEqual([]);
       }
@@ -78,9 +81,22 @@ describe('project hooks', () => {
   });
 
   it('adds a hook (201) with GitLab defaults and wiki_page_events, keeping the token to itself', async () => {
-    const reply = await call('POST', '/projects/7/hooks', 'demo-token', { url: 'https://example.test/hook', token: 'sekrit', wiki_page_events: true, issues_events: 'true' });
+    const reply = await call('POST', '/projects/7/hooks', 'demo-token', {
+      url: 'https://example.test/hook',
+      token: 'sekrit',
+      wiki_page_events: true,
+      issues_events: 'true',
+    });
     expect(reply.status).toBe(201);
-    expect(json(reply)).toMatchObject({ url: 'https://example.test/hook', project_id: 7, push_events: true, wiki_page_events: true, issues_events: true, job_events: false, enable_ssl_verification: true });
+    expect(json(reply)).toMatchObject({
+      url: 'https://example.test/hook',
+      project_id: 7,
+      push_events: true,
+      wiki_page_events: true,
+      issues_events: true,
+      job_events: false,
+      enable_ssl_verification: true,
+    });
     expect(reply.text).not.toContain('sekrit');
     expect((await call('GET', `/projects/7/hooks/${json(reply).id as number}`, 'demo-token')).text).not.toContain('sekrit');
   });
@@ -88,13 +104,22 @@ describe('project hooks', () => {
   it('needs a url, and a valid one', async () => {
     expect(await call('POST', '/projects/7/hooks', 'demo-token', { push_events: true })).toMatchObject({ status: 400, body: { error: 'url is missing' } });
     expect(await call('POST', '/projects/7/hooks', 'demo-token', { url: 'not a url' })).toMatchObject({ status: 422, body: { error: 'Invalid url given' } });
-    expect(await call('POST', '/projects/7/hooks', 'demo-token', { url: 'https://x.test', job_events: 'perhaps' })).toMatchObject({ status: 400, body: { error: 'job_events is invalid' } });
+    expect(await call('POST', '/projects/7/hooks', 'demo-token', { url: 'https://x.test', job_events: 'perhaps' })).toMatchObject({
+      status: 400,
+      body: { error: 'job_events is invalid' },
+    });
   });
 
   it("edits with either wiki_events (the spec's edit name) or wiki_page_events, url optional", async () => {
     const id = json(await call('POST', '/projects/7/hooks', 'demo-token', { url: 'https://example.test/edit' })).id as number;
-    expect(json(await call('PUT', `/projects/7/hooks/${id}`, 'demo-token', { wiki_events: true }))).toMatchObject({ wiki_page_events: true, url: 'https://example.test/edit' });
-    expect(json(await call('PUT', `/projects/7/hooks/${id}`, 'demo-token', { wiki_page_events: false, push_events: false }))).toMatchObject({ wiki_page_events: false, push_events: false });
+    expect(json(await call('PUT', `/projects/7/hooks/${id}`, 'demo-token', { wiki_events: true }))).toMatchObject({
+      wiki_page_events: true,
+      url: 'https://example.test/edit',
+    });
+    expect(json(await call('PUT', `/projects/7/hooks/${id}`, 'demo-token', { wiki_page_events: false, push_events: false }))).toMatchObject({
+      wiki_page_events: false,
+      push_events: false,
+    });
     expect((await call('PUT', '/projects/7/hooks/999', 'demo-token', { push_events: true })).status).toBe(404);
     expect((await call('PUT', `/projects/7/hooks/${id}`, 'bob-token', { push_events: true })).status).toBe(403);
   });
@@ -122,10 +147,22 @@ describe('project hooks', () => {
 describe('push rules', () => {
   it('reads the rule in its current shape, and null for a project without one', async () => {
     expect(json(await call('GET', '/projects/1/push_rule', 'bob-token'))).toEqual({
-      id: 1, project_id: 1, commit_message_regex: 'Fixes \\d+\\..*', commit_message_negative_regex: 'ssh\\:\\/\\/', branch_name_regex: '',
-      deny_delete_tag: false, created_at: '2024-01-20T12:00:00.000Z', member_check: false, prevent_secrets: true,
-      author_email_regex: '@sandbox\\.test$', file_name_regex: '', max_file_size: 5, commit_committer_check: false,
-      commit_committer_name_check: false, reject_unsigned_commits: false, reject_non_dco_commits: false,
+      id: 1,
+      project_id: 1,
+      commit_message_regex: 'Fixes \\d+\\..*',
+      commit_message_negative_regex: 'ssh\\:\\/\\/',
+      branch_name_regex: '',
+      deny_delete_tag: false,
+      created_at: '2024-01-20T12:00:00.000Z',
+      member_check: false,
+      prevent_secrets: true,
+      author_email_regex: '@sandbox\\.test$',
+      file_name_regex: '',
+      max_file_size: 5,
+      commit_committer_check: false,
+      commit_committer_name_check: false,
+      reject_unsigned_commits: false,
+      reject_non_dco_commits: false,
     });
     expect(await call('GET', '/projects/7/push_rule', 'demo-token')).toMatchObject({ status: 200, text: 'null' });
   });
@@ -134,11 +171,20 @@ describe('push rules', () => {
     const added = await call('POST', '/projects/7/push_rule', 'demo-token', { deny_delete_tag: true, max_file_size: 10 });
     expect(added.status).toBe(201);
     expect(json(added)).toMatchObject({ project_id: 7, deny_delete_tag: true, max_file_size: 10, commit_message_regex: '' });
-    expect(await call('POST', '/projects/7/push_rule', 'demo-token', { member_check: true })).toMatchObject({ status: 422, body: { message: 'Project push rule exists' } });
-    expect(json(await call('PUT', '/projects/7/push_rule', 'demo-token', { commit_message_regex: '^JIRA-' }))).toMatchObject({ commit_message_regex: '^JIRA-', deny_delete_tag: true });
+    expect(await call('POST', '/projects/7/push_rule', 'demo-token', { member_check: true })).toMatchObject({
+      status: 422,
+      body: { message: 'Project push rule exists' },
+    });
+    expect(json(await call('PUT', '/projects/7/push_rule', 'demo-token', { commit_message_regex: '^JIRA-' }))).toMatchObject({
+      commit_message_regex: '^JIRA-',
+      deny_delete_tag: true,
+    });
     expect((await call('DELETE', '/projects/7/push_rule', 'demo-token')).status).toBe(204);
     expect(await call('DELETE', '/projects/7/push_rule', 'demo-token')).toMatchObject({ status: 404, body: { message: '404 Push Rule Not Found' } });
-    expect(await call('PUT', '/projects/7/push_rule', 'demo-token', { member_check: true })).toMatchObject({ status: 404, body: { message: '404 Push Rule Not Found' } });
+    expect(await call('PUT', '/projects/7/push_rule', 'demo-token', { member_check: true })).toMatchObject({
+      status: 404,
+      body: { message: '404 Push Rule Not Found' },
+    });
   });
 
   it('validates parameters and regular expressions, and needs a Maintainer', async () => {
@@ -147,7 +193,7 @@ describe('push rules', () => {
     expect(json(missing).error).toMatch(/^deny_delete_tag, member_check, .* are missing, at least one parameter must be provided$/);
     const regex = await call('POST', '/projects/5/push_rule', 'demo-token', { branch_name_regex: '([a-z' });
     expect(regex.status).toBe(400);
-    expect(Object.keys((json(regex).message as Json))).toEqual(['branch_name_regex']);
+    expect(Object.keys(json(regex).message as Json)).toEqual(['branch_name_regex']);
     expect((await call('GET', '/projects/1/push_rule', 'demo-token')).status).toBe(403);
     expect((await call('GET', '/projects/1/push_rule')).status).toBe(401);
   });
@@ -190,7 +236,13 @@ describe('webhook delivery', () => {
   });
 
   it('posts Job Hook and Pipeline Hook payloads with the real headers as the clock moves jobs', async () => {
-    const hook = await call('POST', '/projects/1/hooks', 'bob-token', { url: `${receiverUrl}/secret`, token: 'receiver-secret', job_events: true, pipeline_events: true, push_events: false }, delivering);
+    const hook = await call(
+      'POST',
+      '/projects/1/hooks',
+      'bob-token',
+      { url: `${receiverUrl}/secret`, token: 'receiver-secret', job_events: true, pipeline_events: true, push_events: false },
+      delivering,
+    );
     expect(hook.status).toBe(201);
     await call('POST', '/projects/1/hooks', 'bob-token', { url: `${receiverUrl}/open`, job_events: true }, delivering);
     delivering.advance(STEP_MS);
@@ -218,8 +270,16 @@ describe('webhook delivery', () => {
     // The job payload: object_kind build, the job that finished.
     const rspec = jobEvents.map((r) => r.body).find((body) => body.build_id === 1013 && body.build_status === 'success');
     expect(rspec).toMatchObject({
-      object_kind: 'build', ref: 'main', tag: false, build_name: 'rspec', build_stage: 'test', pipeline_id: 104, project_id: 1,
-      project_name: 'Platform / Core', build_failure_reason: null, commit: { id: 104, status: 'running' },
+      object_kind: 'build',
+      ref: 'main',
+      tag: false,
+      build_name: 'rspec',
+      build_stage: 'test',
+      pipeline_id: 104,
+      project_id: 1,
+      project_name: 'Platform / Core',
+      build_failure_reason: null,
+      commit: { id: 104, status: 'running' },
       project: { id: 1, path_with_namespace: 'platform/core', visibility_level: 20 },
       repository: { name: 'Core', homepage: 'http://gitlab.sandbox.test/platform/core' },
       user: { id: 3, name: 'Alice Liddell' },
@@ -239,7 +299,14 @@ describe('webhook delivery', () => {
     const pipelineEvent = pipelineEvents.find((r) => (r.body.object_attributes as Json).id === 104);
     expect(pipelineEvent?.body).toMatchObject({
       object_kind: 'pipeline',
-      object_attributes: { id: 104, iid: 4, ref: 'main', status: 'success', stages: ['build', 'test', 'deploy'], url: 'http://gitlab.sandbox.test/platform/core/-/pipelines/104' },
+      object_attributes: {
+        id: 104,
+        iid: 4,
+        ref: 'main',
+        status: 'success',
+        stages: ['build', 'test', 'deploy'],
+        url: 'http://gitlab.sandbox.test/platform/core/-/pipelines/104',
+      },
       project: { id: 1 },
       merge_request: null,
     });

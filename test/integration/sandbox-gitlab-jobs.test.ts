@@ -15,7 +15,12 @@ import AjvModule from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  LARGE_ARTIFACT_JOB_ID, LARGE_ARTIFACT_PATH, SEED_JOB_TOKEN, STEP_MS, startGitlabSandbox, type GitlabSandbox,
+  LARGE_ARTIFACT_JOB_ID,
+  LARGE_ARTIFACT_PATH,
+  SEED_JOB_TOKEN,
+  STEP_MS,
+  startGitlabSandbox,
+  type GitlabSandbox,
 } from '../../src/sandbox/gitlab/server.js';
 
 type Json = Record<string, unknown>;
@@ -49,7 +54,8 @@ async function call(method: string, path: string, token?: string, headers: Recor
   return { status: response.status, headers: response.headers, body, raw };
 }
 
-const get = (path: string, token?: string, headers?: Record<string, string>, target?: GitlabSandbox): Promise<Reply> => call('GET', path, token, headers, target);
+const get = (path: string, token?: string, headers?: Record<string, string>, target?: GitlabSandbox): Promise<Reply> =>
+  call('GET', path, token, headers, target);
 const post = (path: string, token?: string, target?: GitlabSandbox): Promise<Reply> => call('POST', path, token, {}, target);
 const json = (reply: Reply): Json => reply.body as Json;
 const items = (reply: Reply): Json[] => reply.body as Json[];
@@ -112,9 +118,11 @@ describe('job lists', () => {
   it('filters by scope and scope[], and rejects unknown statuses', async () => {
     expect(items(await get('/projects/1/jobs?scope=manual', 'demo-token')).map((job) => job.id)).toEqual([1005]);
     expect(items(await get('/projects/1/jobs?scope[]=failed&scope[]=skipped', 'demo-token')).map((job) => job.id)).toEqual([1011, 1010, 1003]);
-    expect(items(await get('/projects/1/jobs?scope[]=preparing&scope[]=waiting_for_resource&scope[]=scheduled&scope[]=canceling', 'demo-token')).map((j) => j.status)).toEqual([
-      'canceling', 'scheduled', 'waiting_for_resource', 'preparing',
-    ]);
+    expect(
+      items(await get('/projects/1/jobs?scope[]=preparing&scope[]=waiting_for_resource&scope[]=scheduled&scope[]=canceling', 'demo-token')).map(
+        (j) => j.status,
+      ),
+    ).toEqual(['canceling', 'scheduled', 'waiting_for_resource', 'preparing']);
     expect(await get('/projects/1/jobs?scope=started', 'demo-token')).toMatchObject({ status: 400, body: { error: 'scope does not have a valid value' } });
   });
 
@@ -156,7 +164,13 @@ describe('the job record', () => {
     const job = readSchema('job.json');
     const runner = readSchema('runner.json');
     const runnerProperties = runner.properties as Json;
-    ajv.addSchema({ ...runner, properties: { ...runnerProperties, ip_address: { type: ['string', 'null'] }, paused: { type: 'boolean' }, runner_type: { type: 'string' } } }, new URL('runner.json', schemaDir).href);
+    ajv.addSchema(
+      {
+        ...runner,
+        properties: { ...runnerProperties, ip_address: { type: ['string', 'null'] }, paused: { type: 'boolean' }, runner_type: { type: 'string' } },
+      },
+      new URL('runner.json', schemaDir).href,
+    );
     for (const name of ['runner_manager.json', 'artifact.json', 'artifact_file.json', 'user/basic.json', 'commit/basic.json', 'pipeline/basic.json']) {
       ajv.addSchema(readSchema(name), new URL(name, schemaDir).href);
     }
@@ -181,15 +195,46 @@ describe('the job record', () => {
   it("has every field of the spec's job record and the current ones", async () => {
     const job = json(await get('/projects/1/jobs/1001', 'demo-token'));
     for (const key of [
-      'id', 'name', 'stage', 'ref', 'web_url', 'tag', 'allow_failure', 'status', 'coverage', 'created_at', 'started_at', 'finished_at', 'duration',
-      'artifacts_expire_at', 'artifacts', 'artifacts_file', 'runner', 'commit', 'pipeline', 'user', 'erased_at', 'queued_duration', 'tag_list',
-      'archived', 'runner_manager', 'project',
+      'id',
+      'name',
+      'stage',
+      'ref',
+      'web_url',
+      'tag',
+      'allow_failure',
+      'status',
+      'coverage',
+      'created_at',
+      'started_at',
+      'finished_at',
+      'duration',
+      'artifacts_expire_at',
+      'artifacts',
+      'artifacts_file',
+      'runner',
+      'commit',
+      'pipeline',
+      'user',
+      'erased_at',
+      'queued_duration',
+      'tag_list',
+      'archived',
+      'runner_manager',
+      'project',
     ]) {
       expect(job, key).toHaveProperty(key);
     }
     expect(job).toMatchObject({
-      id: 1001, name: 'build', stage: 'build', ref: 'main', tag: false, status: 'success', duration: 90, queued_duration: 2,
-      web_url: 'http://gitlab.sandbox.test/platform/core/-/jobs/1001', tag_list: ['docker', 'linux'],
+      id: 1001,
+      name: 'build',
+      stage: 'build',
+      ref: 'main',
+      tag: false,
+      status: 'success',
+      duration: 90,
+      queued_duration: 2,
+      web_url: 'http://gitlab.sandbox.test/platform/core/-/jobs/1001',
+      tag_list: ['docker', 'linux'],
       pipeline: { id: 101, project_id: 1, ref: 'main', status: 'success' },
       user: { id: 3, username: 'alice' },
       artifacts_file: { filename: 'artifacts.zip' },
@@ -234,9 +279,16 @@ describe('job actions', () => {
     expect(job.id).not.toBe(1010);
     expect(job).toMatchObject({ name: 'rspec', status: 'pending', started_at: null, finished_at: null, duration: null, user: { username: 'demo' } });
     const pipeline = items(await get('/projects/1/pipelines/103/jobs', 'demo-token', {}, own));
-    expect(pipeline.map((j) => [j.id, j.status])).toEqual([[1009, 'success'], [1011, 'created'], [job.id, 'pending']]);
+    expect(pipeline.map((j) => [j.id, j.status])).toEqual([
+      [1009, 'success'],
+      [1011, 'created'],
+      [job.id, 'pending'],
+    ]);
     expect(items(await get('/projects/1/pipelines/103/jobs?include_retried=true', 'demo-token', {}, own)).map((j) => j.id)).toContain(1010);
-    expect(await post('/projects/1/jobs/1014/retry', 'demo-token', own)).toMatchObject({ status: 403, body: { message: '403 Forbidden - Job is not retryable' } });
+    expect(await post('/projects/1/jobs/1014/retry', 'demo-token', own)).toMatchObject({
+      status: 403,
+      body: { message: '403 Forbidden - Job is not retryable' },
+    });
   });
 
   it('plays a manual job: 200 and pending, 400 for a job that is not manual', async () => {
@@ -267,7 +319,10 @@ describe('job actions', () => {
     expect(json(erased)).not.toHaveProperty('artifacts_file');
     expect((await get('/projects/1/jobs/1001/trace', 'bob-token', {}, own)).raw.length).toBe(0);
     expect((await get('/projects/1/jobs/1001/artifacts', 'bob-token', {}, own)).status).toBe(404);
-    expect(await post('/projects/1/jobs/1001/erase', 'bob-token', own)).toMatchObject({ status: 403, body: { message: '403 Forbidden - Job is not erasable!' } });
+    expect(await post('/projects/1/jobs/1001/erase', 'bob-token', own)).toMatchObject({
+      status: 403,
+      body: { message: '403 Forbidden - Job is not erasable!' },
+    });
     // A job demo retried is demo's own: a Developer may erase it once it has finished.
     expect((await post('/projects/1/jobs/1009/erase', 'demo-token', own)).status).toBe(403);
     const mine = json(await post('/projects/1/jobs/1002/retry', 'demo-token', own));
@@ -392,7 +447,10 @@ describe('traces and artifacts', () => {
   it('accepts a CI job token as JOB-TOKEN or job_token, lets anonymous callers read public projects only', async () => {
     expect((await get('/projects/1/jobs/1001/artifacts', undefined, { 'JOB-TOKEN': SEED_JOB_TOKEN })).status).toBe(200);
     expect((await get(`/projects/2/jobs/3001/artifacts?job_token=${SEED_JOB_TOKEN}`)).status).toBe(200);
-    expect(await get('/projects/2/jobs/3001/artifacts', undefined, { 'JOB-TOKEN': 'wrong' })).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
+    expect(await get('/projects/2/jobs/3001/artifacts', undefined, { 'JOB-TOKEN': 'wrong' })).toMatchObject({
+      status: 401,
+      body: { message: '401 Unauthorized' },
+    });
     expect((await get('/projects/1/jobs/1001/artifacts')).status).toBe(200);
     expect((await get('/projects/2/jobs/3001/artifacts')).status).toBe(404);
     // Job tokens work on artifact downloads only.
@@ -421,7 +479,9 @@ describe('a large generated archive', () => {
    * 4 MiB it collects garbage and samples RSS and live Buffer memory.
    * Returns the head and tail for the zip headers and trailer.
    */
-  function countDownload(path: string): Promise<{ status: number; length: string | undefined; bytes: number; head: Buffer; tail: Buffer; peakRss: number; peakBuffers: number }> {
+  function countDownload(
+    path: string,
+  ): Promise<{ status: number; length: string | undefined; bytes: number; head: Buffer; tail: Buffer; peakRss: number; peakBuffers: number }> {
     return new Promise((resolve, reject) => {
       const req = httpGet(`${large.url}/api/v4${path}`, { headers: { 'Private-Token': 'demo-token' } }, (res) => {
         let bytes = 0;

@@ -87,7 +87,10 @@ describe('request bodies', () => {
 
 describe('POST /projects', () => {
   it('creates a project from JSON in the caller namespace, deriving the path from the name', async () => {
-    const reply = await call('POST', '/projects', { token: 'demo-token', json: { name: 'My New App', description: 'Fresh.', visibility: 'internal', tag_list: ['x', 'y'] } });
+    const reply = await call('POST', '/projects', {
+      token: 'demo-token',
+      json: { name: 'My New App', description: 'Fresh.', visibility: 'internal', tag_list: ['x', 'y'] },
+    });
     expect(reply.status).toBe(201);
     expect(json(reply)).toMatchObject({
       name: 'My New App',
@@ -112,7 +115,14 @@ describe('POST /projects', () => {
       form: { path: 'from-form', 'tag_list[]': ['one', 'two'], issues_enabled: 'false', merge_method: 'ff', namespace_id: '7' },
     });
     expect(reply.status).toBe(201);
-    expect(json(reply)).toMatchObject({ name: 'from-form', path_with_namespace: 'platform/from-form', topics: ['one', 'two'], issues_enabled: false, merge_method: 'ff', visibility: 'private' });
+    expect(json(reply)).toMatchObject({
+      name: 'from-form',
+      path_with_namespace: 'platform/from-form',
+      topics: ['one', 'two'],
+      issues_enabled: false,
+      merge_method: 'ff',
+      visibility: 'private',
+    });
   });
 
   it('requires a name or a path', async () => {
@@ -130,12 +140,18 @@ describe('POST /projects', () => {
   });
 
   it('validates the enums, the path format and booleans like Grape and the model', async () => {
-    expect((await call('POST', '/projects', { token: 'demo-token', json: { name: 'e1', visibility: 'secret' } })).body).toEqual({ error: 'visibility does not have a valid value' });
-    expect((await call('POST', '/projects', { token: 'demo-token', json: { name: 'e2', merge_method: 'squash' } })).body).toEqual({ error: 'merge_method does not have a valid value' });
-    expect((await call('POST', '/projects', { token: 'demo-token', form: { name: 'e3', wiki_enabled: 'maybe' } })).body).toEqual({ error: 'wiki_enabled is invalid' });
+    expect((await call('POST', '/projects', { token: 'demo-token', json: { name: 'e1', visibility: 'secret' } })).body).toEqual({
+      error: 'visibility does not have a valid value',
+    });
+    expect((await call('POST', '/projects', { token: 'demo-token', json: { name: 'e2', merge_method: 'squash' } })).body).toEqual({
+      error: 'merge_method does not have a valid value',
+    });
+    expect((await call('POST', '/projects', { token: 'demo-token', form: { name: 'e3', wiki_enabled: 'maybe' } })).body).toEqual({
+      error: 'wiki_enabled is invalid',
+    });
     const badPath = await call('POST', '/projects', { token: 'demo-token', json: { name: 'e4', path: '-bad.git' } });
     expect(badPath.status).toBe(400);
-    expect(Object.keys((json(badPath).message as Json))).toEqual(['path']);
+    expect(Object.keys(json(badPath).message as Json)).toEqual(['path']);
   });
 
   it('refuses a namespace the caller cannot create projects in', async () => {
@@ -174,15 +190,27 @@ describe('POST /projects/user/:user_id', () => {
   });
 
   it('refuses non-admins, needs a name and a known user', async () => {
-    expect(await call('POST', '/projects/user/4', { token: 'demo-token', json: { name: 'x' } })).toMatchObject({ status: 403, body: { message: '403 Forbidden' } });
-    expect(await call('POST', '/projects/user/4', { token: 'admin-token', json: { path: 'x' } })).toMatchObject({ status: 400, body: { error: 'name is missing' } });
-    expect(await call('POST', '/projects/user/99', { token: 'admin-token', json: { name: 'x' } })).toMatchObject({ status: 404, body: { message: '404 User Not Found' } });
+    expect(await call('POST', '/projects/user/4', { token: 'demo-token', json: { name: 'x' } })).toMatchObject({
+      status: 403,
+      body: { message: '403 Forbidden' },
+    });
+    expect(await call('POST', '/projects/user/4', { token: 'admin-token', json: { path: 'x' } })).toMatchObject({
+      status: 400,
+      body: { error: 'name is missing' },
+    });
+    expect(await call('POST', '/projects/user/99', { token: 'admin-token', json: { name: 'x' } })).toMatchObject({
+      status: 404,
+      body: { message: '404 User Not Found' },
+    });
   });
 });
 
 describe('PUT /projects/:id', () => {
   it('lets a Maintainer edit settings and answers the project', async () => {
-    const reply = await call('PUT', '/projects/1', { token: 'bob-token', json: { description: 'Edited by bob.', merge_method: 'rebase_merge', public_builds: false } });
+    const reply = await call('PUT', '/projects/1', {
+      token: 'bob-token',
+      json: { description: 'Edited by bob.', merge_method: 'rebase_merge', public_builds: false },
+    });
     expect(reply.status).toBe(200);
     expect(json(reply)).toMatchObject({ description: 'Edited by bob.', merge_method: 'rebase_merge', public_jobs: false });
     expect(Date.parse(json(reply).updated_at as string)).toBe(sandbox.now());
@@ -292,8 +320,13 @@ describe('forks', () => {
   });
 
   it('takes namespace_id, namespace (id or path) or defaults to the caller namespace', async () => {
-    expect(json(await call('POST', '/projects/12/fork', { token: 'demo-token', json: { namespace_id: 6, path: 'rust-a', name: 'Rust A' } })).path_with_namespace).toBe('demo-group/rust-a');
-    expect(json(await call('POST', '/projects/12/fork', { token: 'demo-token', form: { namespace: 'demo-group', path: 'rust-b', name: 'Rust B' } })).path_with_namespace).toBe('demo-group/rust-b');
+    expect(
+      json(await call('POST', '/projects/12/fork', { token: 'demo-token', json: { namespace_id: 6, path: 'rust-a', name: 'Rust A' } })).path_with_namespace,
+    ).toBe('demo-group/rust-a');
+    expect(
+      json(await call('POST', '/projects/12/fork', { token: 'demo-token', form: { namespace: 'demo-group', path: 'rust-b', name: 'Rust B' } }))
+        .path_with_namespace,
+    ).toBe('demo-group/rust-b');
     expect(json(await call('POST', '/projects/12/fork', { token: 'alice-token' })).path_with_namespace).toBe('alice/rust-experiments');
   });
 
@@ -345,8 +378,12 @@ describe('share, housekeeping, transfer, pull mirror', () => {
 
   it('validates share parameters and the group', async () => {
     expect((await call('POST', '/projects/7/share', { token: 'demo-token', json: { group_id: 6 } })).body).toEqual({ error: 'group_access is missing' });
-    expect((await call('POST', '/projects/7/share', { token: 'demo-token', json: { group_id: 6, group_access: 35 } })).body).toEqual({ error: 'group_access does not have a valid value' });
-    expect((await call('POST', '/projects/7/share', { token: 'demo-token', json: { group_id: 6, group_access: 30, expires_at: 'soon' } })).body).toEqual({ error: 'expires_at is invalid' });
+    expect((await call('POST', '/projects/7/share', { token: 'demo-token', json: { group_id: 6, group_access: 35 } })).body).toEqual({
+      error: 'group_access does not have a valid value',
+    });
+    expect((await call('POST', '/projects/7/share', { token: 'demo-token', json: { group_id: 6, group_access: 30, expires_at: 'soon' } })).body).toEqual({
+      error: 'expires_at is invalid',
+    });
     expect((await call('POST', '/projects/7/share', { token: 'demo-token', json: { group_id: 999, group_access: 30 } })).status).toBe(404);
     expect((await call('POST', '/projects/1/share', { token: 'demo-token', json: { group_id: 8, group_access: 30 } })).status).toBe(403);
   });
@@ -379,7 +416,10 @@ describe('share, housekeeping, transfer, pull mirror', () => {
   it('starts a pull mirror with 200 on a mirrored project and 400 otherwise', async () => {
     expect((await call('POST', '/projects/3/mirror/pull', { token: 'bob-token' })).status).toBe(200);
     expect(json(await call('GET', '/projects/3', { token: 'bob-token' })).import_status).toBe('scheduled');
-    expect(await call('POST', '/projects/1/mirror/pull', { token: 'bob-token' })).toMatchObject({ status: 400, body: { message: 'The project is not mirrored' } });
+    expect(await call('POST', '/projects/1/mirror/pull', { token: 'bob-token' })).toMatchObject({
+      status: 400,
+      body: { message: 'The project is not mirrored' },
+    });
     expect((await call('POST', '/projects/3/mirror/pull', { token: 'demo-token' })).status).toBe(403);
   });
 });
@@ -417,7 +457,10 @@ describe('uploads and snapshot', () => {
     expect(String(tar.length)).toBe(response.headers.get('content-length'));
     const names: string[] = [];
     for (let offset = 0; offset + 512 <= tar.length; ) {
-      const name = tar.subarray(offset, offset + 100).toString('utf8').replace(/\0.*$/s, '');
+      const name = tar
+        .subarray(offset, offset + 100)
+        .toString('utf8')
+        .replace(/\0.*$/s, '');
       if (name === '') break;
       expect(tar.subarray(offset + 257, offset + 262).toString()).toBe('ustar');
       names.push(name);
@@ -432,7 +475,12 @@ describe('uploads and snapshot', () => {
 
 describe('routing', () => {
   it('answers 405 for another method on a known write route', async () => {
-    for (const [method, path] of [['GET', '/projects/1/star'], ['PATCH', '/projects/1'], ['GET', '/projects/1/fork'], ['PUT', '/projects/1/share']] as const) {
+    for (const [method, path] of [
+      ['GET', '/projects/1/star'],
+      ['PATCH', '/projects/1'],
+      ['GET', '/projects/1/fork'],
+      ['PUT', '/projects/1/share'],
+    ] as const) {
       expect(await call(method, path, { token: 'demo-token' })).toMatchObject({ status: 405, body: { error: '405 Not Allowed' } });
     }
   });

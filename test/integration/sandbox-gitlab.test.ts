@@ -71,9 +71,25 @@ const DEMO_VISIBLE = sorted([1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, ...FORKS.filter(
 const DEMO_FORKS = [14, 19, 24, 29];
 const DEMO_GROUP_FORKS = [18, 23, 28, 33];
 const SIMPLE_KEYS = [
-  'avatar_url', 'created_at', 'default_branch', 'description', 'forks_count', 'http_url_to_repo', 'id', 'last_activity_at',
-  'name', 'name_with_namespace', 'namespace', 'path', 'path_with_namespace', 'readme_url', 'ssh_url_to_repo', 'star_count',
-  'tag_list', 'topics', 'web_url',
+  'avatar_url',
+  'created_at',
+  'default_branch',
+  'description',
+  'forks_count',
+  'http_url_to_repo',
+  'id',
+  'last_activity_at',
+  'name',
+  'name_with_namespace',
+  'namespace',
+  'path',
+  'path_with_namespace',
+  'readme_url',
+  'ssh_url_to_repo',
+  'star_count',
+  'tag_list',
+  'topics',
+  'web_url',
 ].sort();
 
 describe('sandbox GitLab pagination', () => {
@@ -276,9 +292,7 @@ describe('sandbox GitLab project list filters', () => {
     expect(sorted(ids(await demo('membership=true')))).toEqual(sorted([1, 2, 3, 4, 5, 6, 7, 8, 9, ...own]));
     expect(sorted(ids(await demo('min_access_level=30')))).toEqual(sorted([1, 4, 5, 6, 7, 8, 9, ...own]));
     expect(sorted(ids(await demo('min_access_level=50')))).toEqual(sorted([5, 6, 7, 8, 9, ...own]));
-    expect(sorted(ids(await get('/projects?per_page=100&min_access_level=30', 'alice-token')))).toEqual(
-      sorted([1, 2, 3, 4, 6, 10, 11, 15, 20, 25, 30]),
-    );
+    expect(sorted(ids(await get('/projects?per_page=100&min_access_level=30', 'alice-token')))).toEqual(sorted([1, 2, 3, 4, 6, 10, 11, 15, 20, 25, 30]));
   });
 
   it("filters the caller's starred projects", async () => {
@@ -423,7 +437,12 @@ describe('sandbox GitLab single project', () => {
   });
 
   it('shows owner for projects in a personal namespace only', async () => {
-    expect(((await get('/projects/7', 'demo-token')).body as Json).owner).toMatchObject({ id: 2, name: 'Demo User', username: 'demo', created_at: '2022-02-01T09:00:00.000Z' });
+    expect(((await get('/projects/7', 'demo-token')).body as Json).owner).toMatchObject({
+      id: 2,
+      name: 'Demo User',
+      username: 'demo',
+      created_at: '2022-02-01T09:00:00.000Z',
+    });
     expect((await get('/projects/1', 'demo-token')).body).not.toHaveProperty('owner');
   });
 
@@ -435,15 +454,36 @@ describe('sandbox GitLab single project', () => {
       integer: ['id', 'creator_id', 'forks_count', 'star_count', 'open_issues_count', 'approvals_before_merge'],
       stringOrNull: ['description', 'avatar_url', 'import_error'],
       string: [
-        'default_branch', 'readme_url', 'web_url', 'ssh_url_to_repo', 'http_url_to_repo', 'name', 'name_with_namespace',
-        'path', 'path_with_namespace', 'license_url', 'repository_storage', 'import_status', 'runners_token',
+        'default_branch',
+        'readme_url',
+        'web_url',
+        'ssh_url_to_repo',
+        'http_url_to_repo',
+        'name',
+        'name_with_namespace',
+        'path',
+        'path_with_namespace',
+        'license_url',
+        'repository_storage',
+        'import_status',
+        'runners_token',
       ],
       boolean: [
-        'issues_enabled', 'merge_requests_enabled', 'jobs_enabled', 'wiki_enabled', 'snippets_enabled',
-        'resolve_outdated_diff_discussions', 'container_registry_enabled', 'archived', 'shared_runners_enabled', 'public_jobs',
-        'only_allow_merge_if_pipeline_succeeds', 'only_allow_merge_if_all_discussions_are_resolved',
+        'issues_enabled',
+        'merge_requests_enabled',
+        'jobs_enabled',
+        'wiki_enabled',
+        'snippets_enabled',
+        'resolve_outdated_diff_discussions',
+        'container_registry_enabled',
+        'archived',
+        'shared_runners_enabled',
+        'public_jobs',
+        'only_allow_merge_if_pipeline_succeeds',
+        'only_allow_merge_if_all_discussions_are_resolved',
         // The spec's printing_merge_requests_link_enabled is a doc typo: GitLab's entity exposes the singular name.
-        'printing_merge_request_link_enabled', 'request_access_enabled',
+        'printing_merge_request_link_enabled',
+        'request_access_enabled',
       ],
       timestamp: ['created_at', 'last_activity_at'],
     };
@@ -457,11 +497,20 @@ describe('sandbox GitLab single project', () => {
     expect(project.tag_list).toEqual(['ruby', 'platform']);
     expect(project.owner).toMatchObject({ id: 2, name: 'Demo User', created_at: expect.any(String) });
     expect(project.namespace).toEqual({
-      id: 2, name: 'Demo User', path: 'demo', kind: 'user', full_path: 'demo', parent_id: null, avatar_url: null, web_url: 'http://gitlab.sandbox.test/demo',
+      id: 2,
+      name: 'Demo User',
+      path: 'demo',
+      kind: 'user',
+      full_path: 'demo',
+      parent_id: null,
+      avatar_url: null,
+      web_url: 'http://gitlab.sandbox.test/demo',
     });
     expect(project.permissions).toEqual({ project_access: null, group_access: null });
     expect(project.shared_with_groups).toEqual([]);
-    expect(Object.keys(project.statistics as Json)).toEqual(expect.arrayContaining(['commit_count', 'storage_size', 'repository_size', 'lfs_objects_size', 'job_artifacts_size']));
+    expect(Object.keys(project.statistics as Json)).toEqual(
+      expect.arrayContaining(['commit_count', 'storage_size', 'repository_size', 'lfs_objects_size', 'job_artifacts_size']),
+    );
     expect(Object.keys(project.license as Json).sort()).toEqual(['html_url', 'key', 'name', 'nickname', 'source_url']);
     expect(project._links).toEqual({
       self: `${sandbox.url}/api/v4/projects/14`,
@@ -742,6 +791,11 @@ describe("sandbox GitLab responses against GitLab's JSON Schemas", () => {
     const newKeys = Object.keys(readSchema('public_api/v4/project.json').properties as Json);
     const added = newKeys.filter((k) => !oldKeys.includes(k)).sort();
     expect(added).toEqual(['namespace', 'readme_url', 'topics']);
-    for (const item of body) expect(Object.keys(item).filter((k) => !oldKeys.includes(k)).sort()).toEqual(added);
+    for (const item of body)
+      expect(
+        Object.keys(item)
+          .filter((k) => !oldKeys.includes(k))
+          .sort(),
+      ).toEqual(added);
   });
 });

@@ -303,9 +303,9 @@ describe('item/update', () => {
   });
 
   it('comments via parent and edits via post_id', async () => {
-    const comment = JSON.parse(
-      (await call(sb, 'item/update', { method: 'POST', body: form({ parent: '3', body: 'a comment' }) })).text,
-    ) as { item: Record<string, unknown> };
+    const comment = JSON.parse((await call(sb, 'item/update', { method: 'POST', body: form({ parent: '3', body: 'a comment' }) })).text) as {
+      item: Record<string, unknown>;
+    };
     expect(comment.item).toMatchObject({ parent: 3, item_thread_top: 0, obj_type: 'http://activitystrea.ms/schema/1.0/comment' });
     expect(comment.item.plink).toBe(comment.item.llink);
     const edit = JSON.parse((await call(sb, 'item/update', { method: 'POST', body: form({ post_id: '3', body: 'edited body' }) })).text) as {
@@ -324,7 +324,9 @@ describe('item/update', () => {
     image.append('body', 'post with image');
     image.append('media', new Blob([new Uint8Array(makePng(20, 10, [1, 2, 3]))], { type: 'image/png' }), 'pic.png');
     const img = JSON.parse((await call(sb, 'item/update', { method: 'POST', body: image })).text) as { item: { body: string } };
-    expect(img.item.body).toMatch(/^post with image\n\n\n\n\[zrl=https:\/\/hub\.duograph\.test\/photos\/demo\/image\/[0-9a-f-]{36}\]\[zmg=.*-2\.png\]pic\.png\[\/zmg\]\[\/zrl\]$/);
+    expect(img.item.body).toMatch(
+      /^post with image\n\n\n\n\[zrl=https:\/\/hub\.duograph\.test\/photos\/demo\/image\/[0-9a-f-]{36}\]\[zmg=.*-2\.png\]pic\.png\[\/zmg\]\[\/zrl\]$/,
+    );
     const photos = await getJson<{ photos: { filename: string; width: number; height: number }[] }>(sb, 'photos?album=2026-11');
     expect(photos.photos.filter((p) => p.filename === 'pic.png')).toHaveLength(4);
     expect(photos.photos.find((p) => p.filename === 'pic.png')).toMatchObject({ width: 20, height: 10 });
@@ -399,7 +401,10 @@ describe('files', () => {
     const chunk = 1024 * 1024;
     const parts: Buffer[] = [];
     for (let start = 0; ; start += chunk) {
-      const r = await getJson<{ attach: { content: string; start: number; length: number; filesize: number } }>(sb, `filedata?file_id=${hash}&start=${start}&length=${chunk}`);
+      const r = await getJson<{ attach: { content: string; start: number; length: number; filesize: number } }>(
+        sb,
+        `filedata?file_id=${hash}&start=${start}&length=${chunk}`,
+      );
       expect(r.attach.start).toBe(start);
       if (r.attach.length === 0) break;
       parts.push(Buffer.from(r.attach.content, 'base64'));
@@ -414,7 +419,14 @@ describe('files', () => {
   });
 
   it('answers empty 200s for missing or unknown file ids, and exact-only filemeta', async () => {
-    for (const q of ['filedata', 'filedata?file_id=nosuch', 'filemeta', `filemeta?file_id=${(facts.files['notes.txt'] ?? '').slice(0, 8)}`, 'file?file_id=nosuch', 'file/export']) {
+    for (const q of [
+      'filedata',
+      'filedata?file_id=nosuch',
+      'filemeta',
+      `filemeta?file_id=${(facts.files['notes.txt'] ?? '').slice(0, 8)}`,
+      'file?file_id=nosuch',
+      'file/export',
+    ]) {
       const r = await call(sb, q);
       expect([r.status, r.text, r.contentType]).toEqual([200, '', 'text/html; charset=UTF-8']);
     }
@@ -424,7 +436,10 @@ describe('files', () => {
   });
 
   it('exports a file with its ancestor folders and a photo with its scales and item', async () => {
-    const file = await getJson<{ attach: { display_path: string; content: string; term: unknown[] }[] }>(sb, `file/export?file_id=${facts.files['big-dataset.bin']}`);
+    const file = await getJson<{ attach: { display_path: string; content: string; term: unknown[] }[] }>(
+      sb,
+      `file/export?file_id=${facts.files['big-dataset.bin']}`,
+    );
     expect(file.attach.map((a) => a.display_path)).toEqual(['Projects', 'Projects/duograph', 'Projects/duograph/big-dataset.bin']);
     expect(file.attach[2]?.content).toMatch(/^store\/demo\//);
     const photo = await getJson<{ photo: unknown[]; item: unknown[] }>(sb, `file/export?file_id=${facts.files['tram.png']}`);
@@ -727,8 +742,7 @@ function shapeOf(value: unknown): ShapeTable {
     entry.types.add(typeOf(v));
     if (Array.isArray(v)) {
       for (const x of v) walk(x, `${path}[]`);
-    }
-    else if (v !== null && typeof v === 'object') {
+    } else if (v !== null && typeof v === 'object') {
       entry.objects++;
       for (const [k, x] of Object.entries(v)) {
         entry.keys.set(k, (entry.keys.get(k) ?? 0) + 1);
@@ -805,7 +819,11 @@ describe('shapes of the real server captures', () => {
     );
   });
 
-  it.each(readdirSync(CAPTURES).filter((n) => n.endsWith('.txt')).sort())('%s', async (name) => {
+  it.each(
+    readdirSync(CAPTURES)
+      .filter((n) => n.endsWith('.txt'))
+      .sort(),
+  )('%s', async (name) => {
     const capture = readCapture(name);
     const { url, init } = toRequest(capture.command, substitutions(extra), cookie);
     expect(url.startsWith(sb.url)).toBe(true);

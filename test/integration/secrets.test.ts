@@ -44,7 +44,9 @@ describe('secrets in responses', () => {
     expect((await gql(`{ project(id: "1") { runnersToken } }`, { token: 'demo-token' })).data).toEqual({ project: { runnersToken: null } });
     expect((await gql(`{ project(id: "1") { runnersToken } }`, { token: null })).data).toEqual({ project: { runnersToken: null } });
     // Asked by alice without the field: the token GitLab sent is not in the response.
-    const withoutField = await gql(`{ project(id: "1") { id name description statistics { repositorySize } } projects(first: 20) { nodes { id name } } }`, { token: 'alice-token' });
+    const withoutField = await gql(`{ project(id: "1") { id name description statistics { repositorySize } } projects(first: 20) { nodes { id name } } }`, {
+      token: 'alice-token',
+    });
     expect(JSON.stringify(withoutField)).not.toContain(runnersToken);
   });
 
@@ -101,7 +103,9 @@ describe('credentials in errors and upstream calls', () => {
     expect(hubzillaText).not.toContain('alice-token');
     expect(t.hubzillaCalls().every((c) => c.headers.sudo === undefined && c.headers['private-token'] === undefined)).toBe(true);
     // Query-string credentials are forwarded as headers: no token in any upstream URL.
-    await fetch(new URL(`${t.url.pathname}?private_token=alice-token&query=${encodeURIComponent('{ project(id: "1") { name } }')}`, t.url), { headers: { 'graphql-preflight': '1' } });
+    await fetch(new URL(`${t.url.pathname}?private_token=alice-token&query=${encodeURIComponent('{ project(id: "1") { name } }')}`, t.url), {
+      headers: { 'graphql-preflight': '1' },
+    });
     for (const call of t.calls()) expect(JSON.stringify(call.query)).not.toContain('alice-token');
   });
 

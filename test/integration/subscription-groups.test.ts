@@ -39,7 +39,13 @@ class Reader {
 }
 
 const ws = (t: TestApp, token = 'demo-token'): Client =>
-  createClient({ url: t.url.href.replace(/^http/, 'ws'), webSocketImpl: WebSocket, connectionParams: { 'Private-Token': token }, retryAttempts: 0, lazy: true });
+  createClient({
+    url: t.url.href.replace(/^http/, 'ws'),
+    webSocketImpl: WebSocket,
+    connectionParams: { 'Private-Token': token },
+    retryAttempts: 0,
+    lazy: true,
+  });
 const sub = (c: Client, query: string, variables?: Record<string, unknown>) => new Reader(c.iterate({ query, variables }));
 const watchJob = 'subscription ($p: ID!, $j: ID) { jobStatusUpdated(projectId: $p, jobId: $j) { restId status finishedAt } }';
 const st = (r: Result) => `${r.data?.jobStatusUpdated?.restId}:${r.data?.jobStatusUpdated?.status}`;
@@ -75,7 +81,8 @@ afterAll(async () => {
 
 describe('subscription groups', () => {
   it('a late joiner gets the current state (after a change), then later changes; an early member gets only the change', async () => {
-    const a = ws(t), b = ws(t);
+    const a = ws(t),
+      b = ws(t);
     const first = sub(a, watchJob, { p: '7', j: '2004' });
     assert.equal(st(await first.next()), '2004:CREATED');
     await hook(t, { project_id: 7, build_id: 2004, pipeline_id: 202, build_status: 'running', build_started_at: '2024-04-01T13:00:00Z' });
@@ -85,14 +92,28 @@ describe('subscription groups', () => {
     assert.equal(st(await late.next()), '2004:RUNNING');
     assert.equal(groups(), 1, 'one group');
     await first.none();
-    await hook(t, { project_id: 7, build_id: 2004, pipeline_id: 202, build_status: 'success', build_started_at: '2024-04-01T13:00:00Z', build_finished_at: '2024-04-01T13:01:00Z' });
+    await hook(t, {
+      project_id: 7,
+      build_id: 2004,
+      pipeline_id: 202,
+      build_status: 'success',
+      build_started_at: '2024-04-01T13:00:00Z',
+      build_finished_at: '2024-04-01T13:01:00Z',
+    });
     assert.equal(st(await first.next()), '2004:SUCCESS');
     assert.equal(st(await late.next()), '2004:SUCCESS');
     assert.deepEqual(t.app.hub.stats().streams, 2);
     // (d) one leaves, the other keeps getting events
     await first.stop();
     await waitFor(() => t.app.hub.stats().streams === 1);
-    await hook(t, { project_id: 7, build_id: 2004, pipeline_id: 202, build_status: 'failed', build_started_at: '2024-04-01T13:00:00Z', build_finished_at: '2024-04-01T13:02:00Z' });
+    await hook(t, {
+      project_id: 7,
+      build_id: 2004,
+      pipeline_id: 202,
+      build_status: 'failed',
+      build_started_at: '2024-04-01T13:00:00Z',
+      build_finished_at: '2024-04-01T13:02:00Z',
+    });
     assert.equal(st(await late.next()), '2004:FAILED');
     await late.stop();
     await waitFor(() => t.app.hub.stats().streams === 0 && groups() === 0);
@@ -101,7 +122,9 @@ describe('subscription groups', () => {
   });
 
   it('different credentials: different groups, each gets only what it may see', async () => {
-    const demo = ws(t, 'demo-token'), bob = ws(t, 'bob-token'), nobody = ws(t, 'wrong-token');
+    const demo = ws(t, 'demo-token'),
+      bob = ws(t, 'bob-token'),
+      nobody = ws(t, 'wrong-token');
     const q = watchJob;
     const d = sub(demo, q, { p: '6', j: '4001' });
     const b = sub(bob, q, { p: '6', j: '4001' });
@@ -122,7 +145,8 @@ describe('subscription groups', () => {
   });
 
   it('a joiner whose access check fails gets the error; the members already there keep going', async () => {
-    const a = ws(t), b = ws(t);
+    const a = ws(t),
+      b = ws(t);
     const first = sub(a, watchJob, { p: '7', j: '2003' });
     assert.equal(st(await first.next()), '2003:RUNNING');
     t.sandbox.addFault({ method: 'GET', path: '/api/v4/projects/7/jobs/2003', status: 502, times: 1 });
@@ -154,7 +178,8 @@ describe('subscription groups', () => {
   });
 
   it('pipeline watch with a statuses filter: a joiner sees only matching jobs', async () => {
-    const a = ws(t), b = ws(t);
+    const a = ws(t),
+      b = ws(t);
     const q = 'subscription { jobStatusUpdated(projectId: "7", pipelineId: "202", statuses: [CREATED]) { restId status } }';
     const first = sub(a, q);
     const got = [st(await first.next()), st(await first.next())];
@@ -223,10 +248,13 @@ describe('subscription groups', () => {
 
   it('a fork import: two members of a group follow a fork; a joiner after a step gets the current status; all complete', async () => {
     const { STEP_MS } = await import('../../src/sandbox/gitlab/server.js');
-    const fork = await t.gql<Result['data']>('mutation { projectFork(input: { id: "platform/core", namespacePath: "demo", path: "core-v", name: "Core V" }) { project { id } errors { message } } }');
+    const fork = await t.gql<Result['data']>(
+      'mutation { projectFork(input: { id: "platform/core", namespacePath: "demo", path: "core-v", name: "Core V" }) { project { id } errors { message } } }',
+    );
     const id = fork.data?.projectFork.project.id;
     const q = 'subscription ($p: ID!) { projectImportStatusUpdated(projectId: $p) { importStatus } }';
-    const a = ws(t), b = ws(t);
+    const a = ws(t),
+      b = ws(t);
     const x = sub(a, q, { p: id });
     const s = (r: Result) => r.data?.projectImportStatusUpdated?.importStatus;
     assert.equal(s(await x.next()), 'scheduled');
@@ -246,7 +274,12 @@ describe('subscription groups', () => {
 
   it('SSE and WebSocket subscribers of the same watch share the topic', async () => {
     const { createClient: sse } = await import('graphql-sse');
-    const s = new Reader(sse({ url: t.url.href, headers: { 'private-token': 'demo-token' }, retryAttempts: 0, singleConnection: false }).iterate({ query: watchJob, variables: { p: '7', j: '2002' } }));
+    const s = new Reader(
+      sse({ url: t.url.href, headers: { 'private-token': 'demo-token' }, retryAttempts: 0, singleConnection: false }).iterate({
+        query: watchJob,
+        variables: { p: '7', j: '2002' },
+      }),
+    );
     const a = ws(t);
     const w = sub(a, watchJob, { p: '7', j: '2002' });
     assert.equal(st(await s.next()), '2002:SUCCESS');
@@ -263,10 +296,12 @@ describe('subscription groups', () => {
 
   it('a client that goes away while its group starts', async () => {
     t.sandbox.setLatency(200);
-    const a = ws(t), b = ws(t);
+    const a = ws(t),
+      b = ws(t);
     const it1 = a.iterate({ query: watchJob, variables: { p: '7', j: '2001' } });
     const it2 = b.iterate({ query: watchJob, variables: { p: '7', j: '2001' } });
-    const p1 = it1.next(), p2 = it2.next();
+    const p1 = it1.next(),
+      p2 = it2.next();
     await waitFor(() => t.app.hub.stats().streams >= 1);
     await a.dispose();
     const r2 = (await p2).value as Result;
@@ -276,5 +311,4 @@ describe('subscription groups', () => {
     await b.dispose();
     await waitFor(() => t.app.hub.stats().streams === 0 && groups() === 0);
   });
-
 });

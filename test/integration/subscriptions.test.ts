@@ -60,7 +60,12 @@ function wsSubscribe(client: WsClient, query: string, variables?: Record<string,
   return new Reader(client.iterate({ query, variables }));
 }
 
-function sseSubscribe(t: TestApp, query: string, variables?: Record<string, unknown>, headers: Record<string, string> = { 'private-token': 'demo-token' }): Reader {
+function sseSubscribe(
+  t: TestApp,
+  query: string,
+  variables?: Record<string, unknown>,
+  headers: Record<string, string> = { 'private-token': 'demo-token' },
+): Reader {
   const client = createSseClient({ url: t.url.href, headers, retryAttempts: 0, singleConnection: false });
   return new Reader(client.iterate({ query, variables: variables ?? {} }));
 }
@@ -109,7 +114,7 @@ describe('jobStatusUpdated from the shared poller', () => {
     await client.dispose();
   });
 
-  it('emits the pipeline\'s jobs now, then every change, over SSE', async () => {
+  it("emits the pipeline's jobs now, then every change, over SSE", async () => {
     const sub = sseSubscribe(t, watchPipeline, { projectId: 'gid://duograph/Project/7', pipelineId: '202' });
     expect((await sub.take(3)).map(statusOf)).toEqual(['2003:RUNNING', '2004:CREATED', '2005:CREATED']);
     t.sandbox.advance(STEP_MS);
@@ -120,12 +125,20 @@ describe('jobStatusUpdated from the shared poller', () => {
   it('shows what jobPlay, jobCancel and jobRetry do', async () => {
     const client = wsClient(t, { 'private-token': 'alice-token' });
     const sub = wsSubscribe(client, watchPipeline, { projectId: '1', pipelineId: '101', statuses: ['PENDING', 'CANCELED'] });
-    const play = await t.gql<{ jobPlay: { job: { restId: number } } }>('mutation { jobPlay(input: { id: "gid://duograph/Job/1/1005" }) { job { restId status } errors { message } } }', {}, { token: 'alice-token' });
+    const play = await t.gql<{ jobPlay: { job: { restId: number } } }>(
+      'mutation { jobPlay(input: { id: "gid://duograph/Job/1/1005" }) { job { restId status } errors { message } } }',
+      {},
+      { token: 'alice-token' },
+    );
     expect(play.data?.jobPlay.job.restId).toBe(1005);
     expect(statusOf(await sub.next())).toBe('1005:PENDING');
     await t.gql('mutation { jobCancel(input: { id: "gid://duograph/Job/1/1005" }) { job { status } } }', {}, { token: 'alice-token' });
     expect(statusOf(await sub.next())).toBe('1005:CANCELED');
-    const retry = await t.gql<{ jobRetry: { job: { restId: number } } }>('mutation { jobRetry(input: { id: "gid://duograph/Job/1/1005" }) { job { restId } } }', {}, { token: 'alice-token' });
+    const retry = await t.gql<{ jobRetry: { job: { restId: number } } }>(
+      'mutation { jobRetry(input: { id: "gid://duograph/Job/1/1005" }) { job { restId } } }',
+      {},
+      { token: 'alice-token' },
+    );
     const retried = retry.data?.jobRetry.job.restId;
     expect(retried).toBeGreaterThan(4002);
     expect(statusOf(await sub.next())).toBe(`${retried}:PENDING`);
@@ -260,7 +273,9 @@ describe('projectImportStatusUpdated', () => {
 
   it('emits a project that is not importing once and completes', async () => {
     const sub = sseSubscribe(t, projectImport, { projectId: '1' });
-    expect((await sub.next()).data).toEqual({ projectImportStatusUpdated: { id: 'gid://duograph/Project/1', pathWithNamespace: 'platform/core', importStatus: 'none' } });
+    expect((await sub.next()).data).toEqual({
+      projectImportStatusUpdated: { id: 'gid://duograph/Project/1', pathWithNamespace: 'platform/core', importStatus: 'none' },
+    });
     expect(await sub.completes()).toBe(true);
   });
 });
@@ -319,7 +334,9 @@ describe('access is checked per subscriber, with the codes a query gets', () => 
   it('lets anonymous subscribers read what GitLab shows them when credentials are not required', async () => {
     const client = wsClient(t, {});
     const project = await wsSubscribe(client, projectImport, { projectId: '7' }).next();
-    expect(project.data).toEqual({ projectImportStatusUpdated: { id: 'gid://duograph/Project/7', pathWithNamespace: 'demo/playground', importStatus: 'none' } });
+    expect(project.data).toEqual({
+      projectImportStatusUpdated: { id: 'gid://duograph/Project/7', pathWithNamespace: 'demo/playground', importStatus: 'none' },
+    });
     // GitLab's jobs API needs authentication even on public projects.
     expect((await wsSubscribe(client, watchJob, { projectId: '7', jobId: '2001' }).next()).errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
     await client.dispose();
@@ -375,7 +392,8 @@ describe('jobStatusUpdated from GitLab webhooks', () => {
   });
 
   it('registers the receiver on a project through jobStatusWebhookRegister, once', async () => {
-    const register = 'mutation { jobStatusWebhookRegister(input: { projectId: "demo/playground" }) { hook { id url jobEvents pipelineEvents pushEvents } errors { message } } }';
+    const register =
+      'mutation { jobStatusWebhookRegister(input: { projectId: "demo/playground" }) { hook { id url jobEvents pipelineEvents pushEvents } errors { message } } }';
     const first = await t.gql<{ jobStatusWebhookRegister: { hook: { id: string; url: string } } }>(register);
     expect(first.data?.jobStatusWebhookRegister).toMatchObject({
       hook: { url: t.app.webhookUrl(), jobEvents: true, pipelineEvents: true, pushEvents: false },
@@ -398,7 +416,7 @@ describe('jobStatusUpdated from GitLab webhooks', () => {
     expect(failed).toBeGreaterThan(0);
   });
 
-  it('delivers the sandbox\'s job and pipeline webhooks to graphql-ws and SSE subscribers', async () => {
+  it("delivers the sandbox's job and pipeline webhooks to graphql-ws and SSE subscribers", async () => {
     const client = wsClient(t);
     const overWs = wsSubscribe(client, watchPipeline, { projectId: '7', pipelineId: '202' });
     const overSse = sseSubscribe(t, watchJob, { projectId: '7', jobId: '2003' });
@@ -431,7 +449,14 @@ describe('jobStatusUpdated from GitLab webhooks', () => {
     const sub = wsSubscribe(client, watchJob, { projectId: '7', jobId: '2004' });
     expect(statusOf(await sub.next())).toBe('2004:CREATED');
     const payload = JSON.parse(fixture('job_event.payload.json')) as Record<string, unknown>;
-    const event = JSON.stringify({ ...payload, project_id: 7, build_id: 2004, pipeline_id: 202, build_status: 'running', build_started_at: '2024-04-01T13:00:00.000Z' });
+    const event = JSON.stringify({
+      ...payload,
+      project_id: 7,
+      build_id: 2004,
+      pipeline_id: 202,
+      build_status: 'running',
+      build_started_at: '2024-04-01T13:00:00.000Z',
+    });
     expect(await postWebhook(t, event, { 'idempotency-key': 'key-1' })).toEqual({ status: 200, body: { status: 'accepted' } });
     expect(statusOf(await sub.next())).toBe('2004:RUNNING');
     expect(await postWebhook(t, event, { 'idempotency-key': 'key-1' })).toEqual({ status: 200, body: { status: 'duplicate' } });
@@ -444,7 +469,10 @@ describe('jobStatusUpdated from GitLab webhooks', () => {
     expect(await postWebhook(t, last, { 'idempotency-key': 'key-4', 'x-gitlab-event-uuid': 'uuid-1' })).toEqual({ status: 200, body: { status: 'accepted' } });
     // A redelivery with a new Idempotency-Key and a re-rendered body, caught by the event UUID and state.
     const rerendered = JSON.stringify({ ...JSON.parse(last), user: null });
-    expect(await postWebhook(t, rerendered, { 'idempotency-key': 'key-5', 'x-gitlab-event-uuid': 'uuid-1' })).toEqual({ status: 200, body: { status: 'duplicate' } });
+    expect(await postWebhook(t, rerendered, { 'idempotency-key': 'key-5', 'x-gitlab-event-uuid': 'uuid-1' })).toEqual({
+      status: 200,
+      body: { status: 'duplicate' },
+    });
     expect(statusOf(await sub.next())).toBe('2004:SUCCESS');
     await sub.stop();
     await client.dispose();
@@ -456,7 +484,14 @@ describe('jobStatusUpdated from GitLab webhooks', () => {
     expect(statusOf(await sub.next())).toBe('2002:SUCCESS');
     const payload = JSON.parse(fixture('job_event.payload.json')) as Record<string, unknown>;
     const late = JSON.stringify({ ...payload, project_id: 7, build_id: 2002, pipeline_id: 201, build_status: 'running' });
-    const failed = JSON.stringify({ ...payload, project_id: 7, build_id: 2002, pipeline_id: 201, build_status: 'failed', build_finished_at: '2024-04-01T13:05:00.000Z' });
+    const failed = JSON.stringify({
+      ...payload,
+      project_id: 7,
+      build_id: 2002,
+      pipeline_id: 201,
+      build_status: 'failed',
+      build_finished_at: '2024-04-01T13:05:00.000Z',
+    });
     expect((await postWebhook(t, late)).status).toBe(200);
     expect((await postWebhook(t, failed)).status).toBe(200);
     const next = await sub.next();
@@ -471,7 +506,11 @@ describe('jobStatusUpdated from GitLab webhooks', () => {
     const sub = wsSubscribe(client, `subscription { jobStatusUpdated(projectId: "7") { restId status webUrl runner { restId } pipeline { restId status } } }`);
     const initial = await sub.take(5);
     expect(initial.map((r) => (r.data?.jobStatusUpdated as { restId: number } | undefined)?.restId)).toEqual([2001, 2002, 2003, 2004, 2005]);
-    const pipeline = JSON.parse(fixture('pipeline_event.payload.json')) as { project: Record<string, unknown>; object_attributes: Record<string, unknown>; builds: Record<string, unknown>[] };
+    const pipeline = JSON.parse(fixture('pipeline_event.payload.json')) as {
+      project: Record<string, unknown>;
+      object_attributes: Record<string, unknown>;
+      builds: Record<string, unknown>[];
+    };
     pipeline.project.id = 7;
     pipeline.object_attributes.id = 201;
     pipeline.builds = [{ ...pipeline.builds[0], id: 2001, status: 'canceled' }];
@@ -506,9 +545,12 @@ describe('POST /webhooks/gitlab', () => {
   });
   afterAll(() => t.close());
 
-  it('accepts GitLab\'s own job and pipeline payloads', async () => {
+  it("accepts GitLab's own job and pipeline payloads", async () => {
     expect(await postWebhook(t, fixture('job_event.payload.json'))).toEqual({ status: 200, body: { status: 'accepted' } });
-    expect(await postWebhook(t, fixture('pipeline_event.payload.json'), { 'x-gitlab-event': 'Pipeline Hook' })).toEqual({ status: 200, body: { status: 'accepted' } });
+    expect(await postWebhook(t, fixture('pipeline_event.payload.json'), { 'x-gitlab-event': 'Pipeline Hook' })).toEqual({
+      status: 200,
+      body: { status: 'accepted' },
+    });
   });
 
   it('answers 401 without the right X-Gitlab-Token, and never echoes it', async () => {
@@ -530,7 +572,10 @@ describe('POST /webhooks/gitlab', () => {
     expect((await postWebhook(t, '[]')).status).toBe(400);
     expect((await postWebhook(t, JSON.stringify({ object_kind: 'build', build_id: 'x' }))).status).toBe(400);
     expect((await postWebhook(t, JSON.stringify({ object_kind: 'pipeline', object_attributes: {} }))).status).toBe(400);
-    expect(await postWebhook(t, JSON.stringify({ object_kind: 'push' }), { 'x-gitlab-event': 'Push Hook' })).toMatchObject({ status: 200, body: { status: 'ignored' } });
+    expect(await postWebhook(t, JSON.stringify({ object_kind: 'push' }), { 'x-gitlab-event': 'Push Hook' })).toMatchObject({
+      status: 200,
+      body: { status: 'ignored' },
+    });
   });
 
   it('answers 413 to an oversized body, declared or streamed, and keeps serving', async () => {

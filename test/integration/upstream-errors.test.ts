@@ -28,17 +28,44 @@ afterEach(() => {
 /** Every fault the sandboxes can inject, and what the caller sees for it. */
 const FAULTS: { name: string; fault: Omit<FaultRule, 'method' | 'path'>; code: string; status?: number | null; message?: RegExp }[] = [
   { name: 'HTTP 500', fault: { status: 500, body: '{"message":"500 Internal Server Error"}' }, code: 'UPSTREAM_ERROR', status: 500 },
-  { name: 'HTTP 502 with an HTML page', fault: { status: 502, body: '<html>Bad Gateway</html>', headers: { 'content-type': 'text/html' } }, code: 'UPSTREAM_ERROR', status: 502 },
+  {
+    name: 'HTTP 502 with an HTML page',
+    fault: { status: 502, body: '<html>Bad Gateway</html>', headers: { 'content-type': 'text/html' } },
+    code: 'UPSTREAM_ERROR',
+    status: 502,
+  },
   { name: 'HTTP 503', fault: { status: 503, body: '{"message":"503 Service Unavailable"}' }, code: 'UPSTREAM_ERROR', status: 503 },
   { name: 'HTTP 504', fault: { status: 504, body: '' }, code: 'UPSTREAM_ERROR', status: 504 },
-  { name: 'an HTML error page with status 200', fault: { status: 200, body: '<html><body>Maintenance</body></html>', headers: { 'content-type': 'text/html' } }, code: 'UPSTREAM_ERROR', status: 200, message: /not JSON/ },
+  {
+    name: 'an HTML error page with status 200',
+    fault: { status: 200, body: '<html><body>Maintenance</body></html>', headers: { 'content-type': 'text/html' } },
+    code: 'UPSTREAM_ERROR',
+    status: 200,
+    message: /not JSON/,
+  },
   { name: 'a non-JSON body', fault: { status: 200, body: '{"id": 1, "name": ' }, code: 'UPSTREAM_ERROR', status: 200, message: /not JSON/ },
-  { name: 'a body above UPSTREAM_MAX_RESPONSE_BYTES', fault: { status: 200, body: `[{"id": 1, "pad": "${'x'.repeat(70_000)}"}]` }, code: 'UPSTREAM_ERROR', status: 200, message: /larger than 65536 bytes/ },
+  {
+    name: 'a body above UPSTREAM_MAX_RESPONSE_BYTES',
+    fault: { status: 200, body: `[{"id": 1, "pad": "${'x'.repeat(70_000)}"}]` },
+    code: 'UPSTREAM_ERROR',
+    status: 200,
+    message: /larger than 65536 bytes/,
+  },
   // A Content-Length larger than the body: the upstream dies mid-response (before or after undici hands over the headers).
-  { name: 'a truncated body', fault: { status: 200, body: '[{"id": 1, "na', headers: { 'content-length': '4096' } }, code: 'UPSTREAM_ERROR', message: /could not be read/ },
+  {
+    name: 'a truncated body',
+    fault: { status: 200, body: '[{"id": 1, "na', headers: { 'content-length': '4096' } },
+    code: 'UPSTREAM_ERROR',
+    message: /could not be read/,
+  },
   { name: 'a reset connection', fault: { reset: true }, code: 'UPSTREAM_UNAVAILABLE', status: null },
   { name: 'a response that never finishes', fault: { hang: true }, code: 'UPSTREAM_TIMEOUT', status: null },
-  { name: '429 with Retry-After', fault: { status: 429, headers: { 'retry-after': '30' }, body: '{"message":"Retry later"}' }, code: 'UPSTREAM_RATE_LIMITED', status: 429 },
+  {
+    name: '429 with Retry-After',
+    fault: { status: 429, headers: { 'retry-after': '30' }, body: '{"message":"Retry later"}' },
+    code: 'UPSTREAM_RATE_LIMITED',
+    status: 429,
+  },
 ];
 
 function expectNoSecret(value: unknown) {
@@ -111,7 +138,10 @@ describe('other upstream answers', () => {
     const res = await t.gql(`{ userProjects(user: "nobody-here", first: 1) { totalCount } project(fullPath: "nobody/here") { id } }`);
     expect(res.data).toEqual({ userProjects: null, project: null });
     expect(res.errors).toHaveLength(1);
-    expect(res.errors?.[0]).toMatchObject({ path: ['userProjects'], extensions: { code: 'NOT_FOUND', upstream: { status: 404, path: '/api/v4/users/nobody-here/projects' } } });
+    expect(res.errors?.[0]).toMatchObject({
+      path: ['userProjects'],
+      extensions: { code: 'NOT_FOUND', upstream: { status: 404, path: '/api/v4/users/nobody-here/projects' } },
+    });
   });
 });
 
@@ -166,7 +196,10 @@ describe('an upstream that refuses connections', () => {
       });
       const res = (await response.json()) as { data: unknown; errors: { path: unknown; extensions: unknown }[] };
       expect(res.data).toEqual({ project: { name: 'Core' }, channel: { name: null } });
-      expect(res.errors[0]).toMatchObject({ path: ['channel', 'name'], extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: { name: 'hubzilla', status: null } } });
+      expect(res.errors[0]).toMatchObject({
+        path: ['channel', 'name'],
+        extensions: { code: 'UPSTREAM_UNAVAILABLE', upstream: { name: 'hubzilla', status: null } },
+      });
     });
   });
 });

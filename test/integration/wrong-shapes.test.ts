@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
 type Json = Record<string, unknown>;
-const fixture = (name: string): Json => (JSON.parse(readFileSync(new URL(`../fixtures/gitlab-entities/${name}`, import.meta.url), 'utf8')) as { body: Json }).body;
+const fixture = (name: string): Json =>
+  (JSON.parse(readFileSync(new URL(`../fixtures/gitlab-entities/${name}`, import.meta.url), 'utf8')) as { body: Json }).body;
 const SENTINEL = 'glpat-SENTINELwrongshape0000';
 
 const project = fixture('project.json');
@@ -74,9 +75,23 @@ describe('values of the wrong type from GitLab', () => {
       pushRule { restId maxFileSize preventSecrets commitMessageRegex branchNameRegex }
     } }`);
     const wrong = [
-      'starCount', 'archived', 'forksCount', 'lastActivityAt', 'namespace', 'topics', 'description',
-      'job.name', 'job.tag', 'job.duration', 'job.user', 'job.createdAt',
-      'hook.pushEvents', 'hook.url', 'pushRule.maxFileSize', 'pushRule.preventSecrets', 'pushRule.commitMessageRegex',
+      'starCount',
+      'archived',
+      'forksCount',
+      'lastActivityAt',
+      'namespace',
+      'topics',
+      'description',
+      'job.name',
+      'job.tag',
+      'job.duration',
+      'job.user',
+      'job.createdAt',
+      'hook.pushEvents',
+      'hook.url',
+      'pushRule.maxFileSize',
+      'pushRule.preventSecrets',
+      'pushRule.commitMessageRegex',
     ].map((path) => `project.${path}`);
     expect(errorsByPath(res.errors)).toEqual(Object.fromEntries(wrong.map((path) => [path, WRONG])));
     // The rest of each record arrives.

@@ -40,9 +40,7 @@ describe('paths and queries', () => {
   });
 
   it('writes arrays as repeated name[] and drops absent values', () => {
-    expect(encodeQuery({ scope: ['running', 'failed'], simple: true, search: undefined, x: null })).toBe(
-      '?scope%5B%5D=running&scope%5B%5D=failed&simple=true',
-    );
+    expect(encodeQuery({ scope: ['running', 'failed'], simple: true, search: undefined, x: null })).toBe('?scope%5B%5D=running&scope%5B%5D=failed&simple=true');
     expect(encodeQuery({})).toBe('');
   });
 });

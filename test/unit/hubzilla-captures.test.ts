@@ -111,7 +111,8 @@ const CHECKS: Record<string, Check> = {
   'channel_export_basic.txt': async () => expectClean(await clientFor('channel_export_basic.txt').exportChannel(null), ['channel', 'abook', 'xchan', 'config']),
   'channel_export_basic_items.txt': async () => expectClean(await clientFor('channel_export_basic_items.txt').exportChannel(['items']), ['item']),
   'channel_export_basic_posts.txt': async () => expectClean(await clientFor('channel_export_basic_posts.txt').exportChannel(null), ['channel']),
-  'channel_export_basic_sections.txt': async () => expectClean(await clientFor('channel_export_basic_sections.txt').exportChannel(['channel', 'connections']), ['channel', 'abook']),
+  'channel_export_basic_sections.txt': async () =>
+    expectClean(await clientFor('channel_export_basic_sections.txt').exportChannel(['channel', 'connections']), ['channel', 'abook']),
   'err_channel_export_noauth.txt': async () => expect(await codeOf(clientFor('err_channel_export_noauth.txt').exportChannel(null))).toBe('UNAUTHENTICATED'),
 
   // --- streams and items ---
@@ -123,7 +124,8 @@ const CHECKS: Record<string, Check> = {
   },
   'channel_stream_after_posts.txt': async () => expect(await clientFor('channel_stream_after_posts.txt').listChannelStream(null)).toHaveLength(5),
   'channel_stream_empty.txt': async () => expect(await clientFor('channel_stream_empty.txt').listChannelStream(null)).toEqual([]),
-  'channel_stream_mindate_future.txt': async () => expect(await clientFor('channel_stream_mindate_future.txt').listChannelStream('2030-01-01 00:00:00')).toEqual([]),
+  'channel_stream_mindate_future.txt': async () =>
+    expect(await clientFor('channel_stream_mindate_future.txt').listChannelStream('2030-01-01 00:00:00')).toEqual([]),
   'network_stream.txt': async () => {
     const result = await clientFor('network_stream.txt').listNetworkStream({}, page);
     expect(result.items.flatMap((t) => t.items)).toHaveLength(5);
@@ -131,16 +133,20 @@ const CHECKS: Record<string, Check> = {
   },
   'network_stream_empty.txt': async () => expect((await clientFor('network_stream_empty.txt').listNetworkStream({}, page)).items).toEqual([]),
   'network_stream_page2.txt': async () => expect((await clientFor('network_stream_page2.txt').listNetworkStream({}, page)).items).toEqual([]),
-  'network_stream_order_post_top.txt': async () => expect((await clientFor('network_stream_order_post_top.txt').listNetworkStream({ order: 'post', top: true }, page)).items).toHaveLength(7),
-  'network_stream_search.txt': async () => expect((await clientFor('network_stream_search.txt').listNetworkStream({ search: 'hello' }, page)).items).toHaveLength(1),
-  'network_stream_since_id.txt': async () => expect((await clientFor('network_stream_since_id.txt').listNetworkStream({ since_id: 4 }, page)).items).toHaveLength(1),
+  'network_stream_order_post_top.txt': async () =>
+    expect((await clientFor('network_stream_order_post_top.txt').listNetworkStream({ order: 'post', top: true }, page)).items).toHaveLength(7),
+  'network_stream_search.txt': async () =>
+    expect((await clientFor('network_stream_search.txt').listNetworkStream({ search: 'hello' }, page)).items).toHaveLength(1),
+  'network_stream_since_id.txt': async () =>
+    expect((await clientFor('network_stream_since_id.txt').listNetworkStream({ since_id: 4 }, page)).items).toHaveLength(1),
   'network_stream_start_records.txt': async () => {
     // records=1 was asked; the gateway asks one more to learn whether a next page exists.
     const result = await clientFor('network_stream_start_records.txt').listNetworkStream({}, { offset: 0, limit: 1 });
     expect(result.items).toHaveLength(1);
   },
   'network_stream_bad_cid.txt': async () => expect(await codeOf(clientFor('network_stream_bad_cid.txt').listNetworkStream({}, page))).toBe('UPSTREAM_ERROR'),
-  'network_stream_gid_and_group.txt': async () => expect(await codeOf(clientFor('network_stream_gid_and_group.txt').listNetworkStream({}, page))).toBe('UPSTREAM_ERROR'),
+  'network_stream_gid_and_group.txt': async () =>
+    expect(await codeOf(clientFor('network_stream_gid_and_group.txt').listNetworkStream({}, page))).toBe('UPSTREAM_ERROR'),
   'network_stream_gid_only.txt': async () => expect(await codeOf(clientFor('network_stream_gid_only.txt').listNetworkStream({}, page))).toBe('UPSTREAM_ERROR'),
   'item_full_by_item_id.txt': async () => {
     const thread = await clientFor('item_full_by_item_id.txt').getItemThread({ item_id: 1 });
@@ -157,7 +163,8 @@ const CHECKS: Record<string, Check> = {
     expect(top?.flags.private).toBe(true);
     expect(top?.allow_gid).toEqual(['496f5b52-965a-4bc5-9f24-235803647a12']);
   },
-  'item_full_comment_id_returns_empty.txt': async () => expect(await clientFor('item_full_comment_id_returns_empty.txt').getItemThread({ item_id: 5 })).toBeNull(),
+  'item_full_comment_id_returns_empty.txt': async () =>
+    expect(await clientFor('item_full_comment_id_returns_empty.txt').getItemThread({ item_id: 5 })).toBeNull(),
   'err_item_full_missing_param.txt': async () => expect(await clientFor('err_item_full_missing_param.txt').getItemThread({ item_id: 0 })).toBeNull(),
   'err_item_full_notfound.txt': async () => expect(await clientFor('err_item_full_notfound.txt').getItemThread({ item_id: 9999 })).toBeNull(),
   'item_update_post.txt': async () => {
@@ -170,7 +177,8 @@ const CHECKS: Record<string, Check> = {
     expect(item?.message_top).not.toBe(item?.message_id);
     expect(item?.flags.thread_top).toBe(false);
   },
-  'item_update_edit.txt': async () => expect((await clientFor('item_update_edit.txt').updateItem({ body: 'hello (edited)', post_id: 1 })).item?.body).toBe('hello (edited)'),
+  'item_update_edit.txt': async () =>
+    expect((await clientFor('item_update_edit.txt').updateItem({ body: 'hello (edited)', post_id: 1 })).item?.body).toBe('hello (edited)'),
   'item_update_media.txt': async () => expect((await clientFor('item_update_media.txt').updateItem({ body: 'post with image' })).item?.body).toMatch(/\[zmg/),
   'item_update_media_text.txt': async () => {
     const { item } = await clientFor('item_update_media_text.txt').updateItem({ body: 'post with text attachment' });
@@ -183,10 +191,13 @@ const CHECKS: Record<string, Check> = {
     expect(item).toMatchObject({ app: 'MyGateway', location: 'Somewhere', longlat: '1.5 2.5' });
     expect(item?.flags).toMatchObject({ private: true, nocomment: true });
   },
-  'item_update_app_and_plink_fields.txt': async () => expect((await clientFor('item_update_app_and_plink_fields.txt').updateItem(post)).item?.permalink).toBe('http://example.invalid/used'),
+  'item_update_app_and_plink_fields.txt': async () =>
+    expect((await clientFor('item_update_app_and_plink_fields.txt').updateItem(post)).item?.permalink).toBe('http://example.invalid/used'),
   'item_update_via_GET.txt': async () => expect((await clientFor('item_update_via_GET.txt').updateItem(post)).item?.body).toBe('posted with GET'),
-  'err_item_update_bad_parent.txt': async () => expect(await codeOf(clientFor('err_item_update_bad_parent.txt').updateItem({ body: 'x', parent: 9999 }))).toBe('REFUSED: invalid post id'),
-  'err_item_update_bad_post_id.txt': async () => expect(await codeOf(clientFor('err_item_update_bad_post_id.txt').updateItem({ body: 'x', post_id: 9999 }))).toBe('NOT_FOUND'),
+  'err_item_update_bad_parent.txt': async () =>
+    expect(await codeOf(clientFor('err_item_update_bad_parent.txt').updateItem({ body: 'x', parent: 9999 }))).toBe('REFUSED: invalid post id'),
+  'err_item_update_bad_post_id.txt': async () =>
+    expect(await codeOf(clientFor('err_item_update_bad_post_id.txt').updateItem({ body: 'x', post_id: 9999 }))).toBe('NOT_FOUND'),
   'err_item_update_json_body.txt': async () => expect(await codeOf(clientFor('err_item_update_json_body.txt').updateItem(post))).toBe('REFUSED: no content'),
   'err_item_update_no_body.txt': async () => expect(await codeOf(clientFor('err_item_update_no_body.txt').updateItem(post))).toBe('REFUSED: no content'),
 
@@ -196,8 +207,14 @@ const CHECKS: Record<string, Check> = {
     expect(x).toMatchObject({ address: 'tester@127.0.0.1:8088', network: 'zot6', hidden: true, deleted: false, flags: 0 });
     expect(x?.photo_date).toMatch(/Z$/);
   },
-  'xchan_guid.txt': async () => expect((await clientFor('xchan_guid.txt').getXchan('guid', '85b_VxQqpZW3PIGBSMCZv3fMxqrXYV8C4Ua14MHJE1HhfOhK7TIyAtjrJzYO3PI1uJUJqLVvBDtQ3m9vcQmSPw'))?.name).toBe('Test Channel'),
-  'xchan_hash.txt': async () => expect((await clientFor('xchan_hash.txt').getXchan('hash', '9v2VzVaz3Hy53Hpw42a9j0_vfKT_vkS2fQG6hRuZOdLyZfqZeyJ62nXwuH37fSlnyS3TU_iNmYwZ6_STq86SsQ'))?.hash).toMatch(/^9v2V/),
+  'xchan_guid.txt': async () =>
+    expect(
+      (await clientFor('xchan_guid.txt').getXchan('guid', '85b_VxQqpZW3PIGBSMCZv3fMxqrXYV8C4Ua14MHJE1HhfOhK7TIyAtjrJzYO3PI1uJUJqLVvBDtQ3m9vcQmSPw'))?.name,
+    ).toBe('Test Channel'),
+  'xchan_hash.txt': async () =>
+    expect(
+      (await clientFor('xchan_hash.txt').getXchan('hash', '9v2VzVaz3Hy53Hpw42a9j0_vfKT_vkS2fQG6hRuZOdLyZfqZeyJ62nXwuH37fSlnyS3TU_iNmYwZ6_STq86SsQ'))?.hash,
+    ).toMatch(/^9v2V/),
   'err_xchan_notfound.txt': async () => expect(await clientFor('err_xchan_notfound.txt').getXchan('address', 'nobody@example.invalid')).toBeNull(),
   'err_xchan_missing_param.txt': async () => expect(raw('err_xchan_missing_param.txt')).toBe(false),
   'err_xchan_quote_in_value.txt': async () => {
@@ -221,15 +238,18 @@ const CHECKS: Record<string, Check> = {
     expect(items.every((f) => typeof f.filesize === 'number')).toBe(true);
   },
   'files_email_login.txt': async () => expect((await clientFor('files_email_login.txt').listFiles({}, page)).items).toEqual([]),
-  'files_empty_with_records.txt': async () => expect(await clientFor('files_empty_with_records.txt').listFiles({}, { offset: 0, limit: 5 })).toEqual({ items: [], total: null, hasNext: false }),
+  'files_empty_with_records.txt': async () =>
+    expect(await clientFor('files_empty_with_records.txt').listFiles({}, { offset: 0, limit: 5 })).toEqual({ items: [], total: null, hasNext: false }),
   'files_filehash.txt': async () => expect((await clientFor('files_filehash.txt').listFiles({}, page)).items.map((f) => f.hash)).toEqual([NOTES]),
   'files_filter_filename.txt': async () => expect((await clientFor('files_filter_filename.txt').listFiles({ filename: 'notes' }, page)).items).toHaveLength(1),
-  'files_filter_filetype.txt': async () => expect((await clientFor('files_filter_filetype.txt').listFiles({ filetype: 'image' }, page)).items[0]?.is_photo).toBe(true),
+  'files_filter_filetype.txt': async () =>
+    expect((await clientFor('files_filter_filetype.txt').listFiles({ filetype: 'image' }, page)).items[0]?.is_photo).toBe(true),
   'files_start_records.txt': async () => expect((await clientFor('files_start_records.txt').listFiles({}, { offset: 1, limit: 1 })).items).toHaveLength(1),
   'files_xml_suffix.txt': async () => expect((await clientFor('files_xml_suffix.txt').listFiles({}, page)).items.length).toBeGreaterThan(0),
   'err_files_badpass.txt': async () => expect(await codeOf(clientFor('err_files_badpass.txt').listFiles({}, page))).toBe('UNAUTHENTICATED'),
   'err_files_noauth.txt': async () => expect(await codeOf(clientFor('err_files_noauth.txt').listFiles({}, page))).toBe('UNAUTHENTICATED'),
-  'filemeta.txt': async () => expect(await clientFor('filemeta.txt').getFile(NOTES)).toMatchObject({ hash: NOTES, filename: 'notes.txt', filesize: 22, is_dir: false }),
+  'filemeta.txt': async () =>
+    expect(await clientFor('filemeta.txt').getFile(NOTES)).toMatchObject({ hash: NOTES, filename: 'notes.txt', filesize: 22, is_dir: false }),
   'err_filemeta_missing_param.txt': async () => expect(await clientFor('err_filemeta_missing_param.txt').getFile(NOTES)).toBeNull(),
   'err_filemeta_prefix_not_accepted.txt': async () => expect(await clientFor('err_filemeta_prefix_not_accepted.txt').getFile('433bfe7d')).toBeNull(),
   'filedata.txt': async () => {
@@ -256,7 +276,8 @@ const CHECKS: Record<string, Check> = {
   'photos_empty.txt': async () => expect(await clientFor('photos_empty.txt').listPhotos(null)).toEqual([]),
 
   // --- privacy groups ---
-  'group.txt': async () => expect(await clientFor('group.txt').listGroups()).toEqual([expect.objectContaining({ gname: 'Friends', visible: false, deleted: false })]),
+  'group.txt': async () =>
+    expect(await clientFor('group.txt').listGroups()).toEqual([expect.objectContaining({ gname: 'Friends', visible: false, deleted: false })]),
   'group_channel_param.txt': async () => expect(await clientFor('group_channel_param.txt', 'tester').listGroups()).toHaveLength(1),
   'group_channel_param_second.txt': async () => expect(await clientFor('group_channel_param_second.txt', 'tester2').listGroups()).toHaveLength(1),
   'group_login_as_second_nick.txt': async () => expect(await clientFor('group_login_as_second_nick.txt').listGroups()).toHaveLength(1),
@@ -300,7 +321,10 @@ describe('Hubzilla captures', () => {
   it('strips secrets at any depth, config rows included', () => {
     const clean = stripSecrets({
       channel: { channel_prvkey: 'k', channel_password: 'p', channel_salt: 's', channel_pubkey: 'pub', nested: [{ xchan_prvkey: 'x', ok: 1 }] },
-      config: [{ cat: 'system', k: 'oauth_token', v: 't' }, { cat: 'system', k: 'theme', v: 'redbasic' }],
+      config: [
+        { cat: 'system', k: 'oauth_token', v: 't' },
+        { cat: 'system', k: 'theme', v: 'redbasic' },
+      ],
       note: '-----BEGIN RSA PRIVATE KEY-----\nabc',
     });
     expect(clean).toEqual({

@@ -4,14 +4,38 @@ import { REDACTED, scrub, scrubText } from '../../src/server/logger.js';
 describe('log scrubbing', () => {
   it('redacts credential headers and secret fields at any depth, and keeps Sudo', () => {
     const value = {
-      req: { headers: { 'private-token': 'a', authorization: 'Bearer b', 'job-token': 'c', 'x-hubzilla-authorization': 'Basic d', 'x-gitlab-token': 'e', cookie: 'f', sudo: 'alice' } },
+      req: {
+        headers: {
+          'private-token': 'a',
+          authorization: 'Bearer b',
+          'job-token': 'c',
+          'x-hubzilla-authorization': 'Basic d',
+          'x-gitlab-token': 'e',
+          cookie: 'f',
+          sudo: 'alice',
+        },
+      },
       connectionParams: { 'Private-Token': 'g' },
       hook: { url: 'https://example.com', token: 'h', nested: [{ runners_token: 'i', password: 'j', channel_prvkey: 'k', prvkey: 'l' }] },
     };
     expect(scrub(value)).toEqual({
-      req: { headers: { 'private-token': REDACTED, authorization: REDACTED, 'job-token': REDACTED, 'x-hubzilla-authorization': REDACTED, 'x-gitlab-token': REDACTED, cookie: REDACTED, sudo: 'alice' } },
+      req: {
+        headers: {
+          'private-token': REDACTED,
+          authorization: REDACTED,
+          'job-token': REDACTED,
+          'x-hubzilla-authorization': REDACTED,
+          'x-gitlab-token': REDACTED,
+          cookie: REDACTED,
+          sudo: 'alice',
+        },
+      },
       connectionParams: REDACTED,
-      hook: { url: 'https://example.com', token: REDACTED, nested: [{ runners_token: REDACTED, password: REDACTED, channel_prvkey: REDACTED, prvkey: REDACTED }] },
+      hook: {
+        url: 'https://example.com',
+        token: REDACTED,
+        nested: [{ runners_token: REDACTED, password: REDACTED, channel_prvkey: REDACTED, prvkey: REDACTED }],
+      },
     });
   });
 

@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.js';
-import {
-  decodeCursor,
-  encodeCursor,
-  fetchWindow,
-  planPages,
-  resolveRange,
-  type Page,
-} from '../../src/upstreams/pagination.js';
+import { decodeCursor, encodeCursor, fetchWindow, planPages, resolveRange, type Page } from '../../src/upstreams/pagination.js';
 
 /** An offset-paginated list of `size` numbers that records every page call. */
 function list(size: number, options: { total?: boolean } = {}) {

@@ -180,7 +180,15 @@ describe('the resilience and limit options', () => {
       breakerResetMs: 10_000,
       maxConcurrency: 128,
     });
-    expect(config).toMatchObject({ maxDepth: 15, maxAliases: 30, maxTokens: 2000, maxDirectives: 20, maxBodyBytes: 1_048_576, maxCost: 2000, fieldSuggestions: false });
+    expect(config).toMatchObject({
+      maxDepth: 15,
+      maxAliases: 30,
+      maxTokens: 2000,
+      maxDirectives: 20,
+      maxBodyBytes: 1_048_576,
+      maxCost: 2000,
+      fieldSuggestions: false,
+    });
   });
 
   it('refuses bad values with the variable name', () => {

@@ -5,14 +5,22 @@ const base = { url: 'http://sandbox.test/api/v4/projects', query: { search: ['a 
 
 describe('sandbox pagination', () => {
   it('counts a list of exactly 10,000 items', () => {
-    const page = paginate(Array.from({ length: 10_000 }, (_, i) => i), { page: 1, perPage: 100 }, base);
+    const page = paginate(
+      Array.from({ length: 10_000 }, (_, i) => i),
+      { page: 1, perPage: 100 },
+      base,
+    );
     expect(page.headers['X-Total']).toBe('10000');
     expect(page.headers['X-Total-Pages']).toBe('100');
     expect(page.headers.Link).toContain('rel="last"');
   });
 
   it('stops counting at 10,001 items', () => {
-    const page = paginate(Array.from({ length: 10_001 }, (_, i) => i), { page: 100, perPage: 100 }, base);
+    const page = paginate(
+      Array.from({ length: 10_001 }, (_, i) => i),
+      { page: 100, perPage: 100 },
+      base,
+    );
     expect(page.headers).not.toHaveProperty('X-Total');
     expect(page.headers).not.toHaveProperty('X-Total-Pages');
     expect(page.headers['X-Next-Page']).toBe('101');

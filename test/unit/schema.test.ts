@@ -1,13 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { generate } from '@graphql-codegen/cli';
-import {
-  isEnumType,
-  isInputObjectType,
-  isInterfaceType,
-  isIntrospectionType,
-  isObjectType,
-  isSpecifiedScalarType,
-} from 'graphql';
+import { isEnumType, isInputObjectType, isInterfaceType, isIntrospectionType, isObjectType, isSpecifiedScalarType } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import config from '../../codegen.js';
 import { buildSchema } from '../../src/schema/index.js';

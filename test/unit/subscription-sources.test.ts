@@ -50,14 +50,27 @@ describe('readWebhookEvent', () => {
     const read = readWebhookEvent(fixture('pipeline_event.payload.json'));
     expect(read).toMatchObject({ ok: true, event: { kind: 'pipeline', projectId: 1, pipelineId: 31 } });
     if (!read.ok) return;
-    expect(read.event.jobs.map((j) => `${j.id}:${j.name}:${j.status}`)).toEqual(['380:production:skipped', '377:test-image:success', '378:test-build:failed', '376:build-image:success', '379:staging:created']);
-    expect(read.event.jobs[1]).toMatchObject({ created_at: '2016-08-12T15:23:28.000Z', started_at: '2016-08-12T15:26:12.000Z', pipeline: { id: 31, status: 'success' } });
+    expect(read.event.jobs.map((j) => `${j.id}:${j.name}:${j.status}`)).toEqual([
+      '380:production:skipped',
+      '377:test-image:success',
+      '378:test-build:failed',
+      '376:build-image:success',
+      '379:staging:created',
+    ]);
+    expect(read.event.jobs[1]).toMatchObject({
+      created_at: '2016-08-12T15:23:28.000Z',
+      started_at: '2016-08-12T15:26:12.000Z',
+      pipeline: { id: 31, status: 'success' },
+    });
   });
 
   it('tells unsupported kinds from malformed events', () => {
     expect(readWebhookEvent({ object_kind: 'push' })).toMatchObject({ ok: false, reason: 'unsupported' });
     expect(readWebhookEvent({ object_kind: 'build', build_id: '1', project_id: 1, build_status: 'running' })).toMatchObject({ ok: false, reason: 'invalid' });
-    expect(readWebhookEvent({ object_kind: 'pipeline', object_attributes: { id: 1 }, project: { id: 2 }, builds: [{ id: 'x' }] })).toMatchObject({ ok: false, reason: 'invalid' });
+    expect(readWebhookEvent({ object_kind: 'pipeline', object_attributes: { id: 1 }, project: { id: 2 }, builds: [{ id: 'x' }] })).toMatchObject({
+      ok: false,
+      reason: 'invalid',
+    });
     expect(readWebhookEvent(null)).toMatchObject({ ok: false, reason: 'invalid' });
   });
 
@@ -138,8 +151,21 @@ describe('PollerRegistry', () => {
 
 describe('subscription config', () => {
   it('has defaults and reads each option', () => {
-    expect(loadConfig({}, [])).toMatchObject({ requireCredentials: false, gitlabWebhookSecret: null, pollIntervalMs: 5_000, pollMaxIntervalMs: 60_000, redisUrl: null, publicUrl: null });
-    const config = loadConfig({ REQUIRE_CREDENTIALS: 'true', GITLAB_WEBHOOK_SECRET: 's'.repeat(20), POLL_INTERVAL_MS: '250', REDIS_URL: 'redis://127.0.0.1:6379', PUBLIC_URL: 'https://gw.example.com' });
+    expect(loadConfig({}, [])).toMatchObject({
+      requireCredentials: false,
+      gitlabWebhookSecret: null,
+      pollIntervalMs: 5_000,
+      pollMaxIntervalMs: 60_000,
+      redisUrl: null,
+      publicUrl: null,
+    });
+    const config = loadConfig({
+      REQUIRE_CREDENTIALS: 'true',
+      GITLAB_WEBHOOK_SECRET: 's'.repeat(20),
+      POLL_INTERVAL_MS: '250',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      PUBLIC_URL: 'https://gw.example.com',
+    });
     expect(config).toMatchObject({ requireCredentials: true, pollIntervalMs: 250, redisUrl: 'redis://127.0.0.1:6379' });
     expect(config.publicUrl?.href).toBe('https://gw.example.com/');
   });

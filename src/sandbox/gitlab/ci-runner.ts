@@ -236,7 +236,8 @@ export function compositeStatus(jobs: readonly SandboxJob[]): JobStatus {
   const started = jobs.some((job) => COMPLETED.has(job.status) || job.status === 'running');
   if (jobs.length === 0) return 'created';
   if (has('running', 'canceling')) return 'running';
-  if (has('pending', 'preparing', 'waiting_for_resource', 'waiting_for_callback')) return started ? 'running' : has('waiting_for_resource') ? 'waiting_for_resource' : has('preparing') ? 'preparing' : 'pending';
+  if (has('pending', 'preparing', 'waiting_for_resource', 'waiting_for_callback'))
+    return started ? 'running' : has('waiting_for_resource') ? 'waiting_for_resource' : has('preparing') ? 'preparing' : 'pending';
   if (has('created')) return started ? 'running' : 'created';
   if (has('scheduled')) return 'scheduled';
   if (jobs.some((job) => job.status === 'manual' && !job.allowFailure)) return 'manual';

@@ -59,7 +59,13 @@ export function seedCi(store: GitlabStore, now: number, options: CiSeedOptions):
   const active = (ms: number): number => now + ms;
   const pipelines: PipelineSeed[] = [
     {
-      id: 101, iid: 1, projectId: 1, ref: 'main', userId: 3, message: 'Add the billing module\n', createdAt: t('2024-02-20T10:00:00.000Z'),
+      id: 101,
+      iid: 1,
+      projectId: 1,
+      ref: 'main',
+      userId: 3,
+      message: 'Add the billing module\n',
+      createdAt: t('2024-02-20T10:00:00.000Z'),
       stages: ['build', 'test', 'deploy'],
       jobs: [
         { id: 1001, name: 'build', stage: 0, status: 'success', artifacts: true, tags: ['docker', 'linux'] },
@@ -70,7 +76,14 @@ export function seedCi(store: GitlabStore, now: number, options: CiSeedOptions):
       ],
     },
     {
-      id: 102, iid: 2, projectId: 1, ref: 'v1.2.0', tag: true, userId: 3, message: 'Release 1.2.0\n', createdAt: t('2024-02-25T09:30:00.000Z'),
+      id: 102,
+      iid: 2,
+      projectId: 1,
+      ref: 'v1.2.0',
+      tag: true,
+      userId: 3,
+      message: 'Release 1.2.0\n',
+      createdAt: t('2024-02-25T09:30:00.000Z'),
       stages: ['build', 'package', 'release'],
       jobs: [
         { id: 1006, name: 'build', stage: 0, status: 'success', artifacts: true },
@@ -79,7 +92,13 @@ export function seedCi(store: GitlabStore, now: number, options: CiSeedOptions):
       ],
     },
     {
-      id: 103, iid: 3, projectId: 1, ref: 'main', userId: 3, message: 'Speed up the importer\n', createdAt: t('2024-03-01T14:00:00.000Z'),
+      id: 103,
+      iid: 3,
+      projectId: 1,
+      ref: 'main',
+      userId: 3,
+      message: 'Speed up the importer\n',
+      createdAt: t('2024-03-01T14:00:00.000Z'),
       stages: ['build', 'test', 'deploy'],
       jobs: [
         { id: 1009, name: 'build', stage: 0, status: 'success', artifacts: true },
@@ -88,7 +107,13 @@ export function seedCi(store: GitlabStore, now: number, options: CiSeedOptions):
       ],
     },
     {
-      id: 104, iid: 4, projectId: 1, ref: 'main', userId: 3, message: 'Fix the flaky importer spec\n', createdAt: active(-3 * STEP_MS),
+      id: 104,
+      iid: 4,
+      projectId: 1,
+      ref: 'main',
+      userId: 3,
+      message: 'Fix the flaky importer spec\n',
+      createdAt: active(-3 * STEP_MS),
       stages: ['build', 'test', 'deploy'],
       jobs: [
         { id: 1012, name: 'build', stage: 0, status: 'success', artifacts: true },
@@ -99,7 +124,13 @@ export function seedCi(store: GitlabStore, now: number, options: CiSeedOptions):
       ],
     },
     {
-      id: 105, iid: 5, projectId: 1, ref: 'feature/login', userId: 2, message: 'Add the login form\n', createdAt: active(-STEP_MS),
+      id: 105,
+      iid: 5,
+      projectId: 1,
+      ref: 'feature/login',
+      userId: 2,
+      message: 'Add the login form\n',
+      createdAt: active(-STEP_MS),
       stages: ['test'],
       jobs: [
         { id: 1017, name: 'lint', stage: 0, status: 'preparing', outcome: 'success' },
@@ -109,7 +140,13 @@ export function seedCi(store: GitlabStore, now: number, options: CiSeedOptions):
       ],
     },
     {
-      id: 201, iid: 1, projectId: 7, ref: 'main', userId: 2, message: 'Try a canvas demo\n', createdAt: t('2023-11-12T11:00:00.000Z'),
+      id: 201,
+      iid: 1,
+      projectId: 7,
+      ref: 'main',
+      userId: 2,
+      message: 'Try a canvas demo\n',
+      createdAt: t('2023-11-12T11:00:00.000Z'),
       stages: ['test', 'deploy'],
       jobs: [
         { id: 2001, name: 'test', stage: 0, status: 'success' },
@@ -117,7 +154,13 @@ export function seedCi(store: GitlabStore, now: number, options: CiSeedOptions):
       ],
     },
     {
-      id: 202, iid: 2, projectId: 7, ref: 'main', userId: 2, message: 'Break the canvas demo\n', createdAt: active(-2 * STEP_MS),
+      id: 202,
+      iid: 2,
+      projectId: 7,
+      ref: 'main',
+      userId: 2,
+      message: 'Break the canvas demo\n',
+      createdAt: active(-2 * STEP_MS),
       stages: ['test', 'deploy'],
       jobs: [
         { id: 2003, name: 'test', stage: 0, status: 'running', outcome: 'failed', failureReason: 'script_failure' },
@@ -126,12 +169,24 @@ export function seedCi(store: GitlabStore, now: number, options: CiSeedOptions):
       ],
     },
     {
-      id: 301, iid: 1, projectId: 2, ref: 'main', userId: 4, message: 'Plan the network\n', createdAt: t('2023-12-05T08:00:00.000Z'),
+      id: 301,
+      iid: 1,
+      projectId: 2,
+      ref: 'main',
+      userId: 4,
+      message: 'Plan the network\n',
+      createdAt: t('2023-12-05T08:00:00.000Z'),
       stages: ['plan'],
       jobs: [{ id: 3001, name: 'plan', stage: 0, status: 'success', artifacts: true }],
     },
     {
-      id: 401, iid: 1, projectId: 6, ref: 'main', userId: 2, message: 'Bump the base image\n', createdAt: t('2024-01-06T10:00:00.000Z'),
+      id: 401,
+      iid: 1,
+      projectId: 6,
+      ref: 'main',
+      userId: 2,
+      message: 'Bump the base image\n',
+      createdAt: t('2024-01-06T10:00:00.000Z'),
       stages: ['build', 'test'],
       jobs: [
         { id: 4001, name: 'docker', stage: 0, status: 'success', artifacts: true },
@@ -140,7 +195,13 @@ export function seedCi(store: GitlabStore, now: number, options: CiSeedOptions):
     },
     {
       // gitlab.com's ids are past 2^31 (jobs since 2022): this pipeline's, and every id handed out after it, are too.
-      id: 4_100_000_001, iid: 1, projectId: ADMIN_SCRIPTS_ID, ref: 'main', userId: 1, message: 'Rotate the backups\n', createdAt: t('2022-10-02T00:00:00.000Z'),
+      id: 4_100_000_001,
+      iid: 1,
+      projectId: ADMIN_SCRIPTS_ID,
+      ref: 'main',
+      userId: 1,
+      message: 'Rotate the backups\n',
+      createdAt: t('2022-10-02T00:00:00.000Z'),
       stages: ['test'],
       jobs: [
         { id: 4_294_967_296, name: 'shellcheck', stage: 0, status: 'success' },
@@ -154,10 +215,22 @@ export function seedCi(store: GitlabStore, now: number, options: CiSeedOptions):
   store.jobTokens.set(SEED_JOB_TOKEN, { token: SEED_JOB_TOKEN, jobId: 1013 });
   seedHooks(store);
   store.pushRules.set(1, {
-    id: 1, projectId: 1, createdAt: t('2024-01-20T12:00:00.000Z'),
-    commitMessageRegex: 'Fixes \\d+\\..*', commitMessageNegativeRegex: 'ssh\\:\\/\\/', branchNameRegex: '', authorEmailRegex: '@sandbox\\.test$',
-    fileNameRegex: '', denyDeleteTag: false, memberCheck: false, preventSecrets: true, maxFileSize: 5,
-    commitCommitterCheck: false, commitCommitterNameCheck: false, rejectUnsignedCommits: false, rejectNonDcoCommits: false,
+    id: 1,
+    projectId: 1,
+    createdAt: t('2024-01-20T12:00:00.000Z'),
+    commitMessageRegex: 'Fixes \\d+\\..*',
+    commitMessageNegativeRegex: 'ssh\\:\\/\\/',
+    branchNameRegex: '',
+    authorEmailRegex: '@sandbox\\.test$',
+    fileNameRegex: '',
+    denyDeleteTag: false,
+    memberCheck: false,
+    preventSecrets: true,
+    maxFileSize: 5,
+    commitCommitterCheck: false,
+    commitCommitterNameCheck: false,
+    rejectUnsignedCommits: false,
+    rejectNonDcoCommits: false,
   });
   store.reserveId('push_rule', 1);
 }
@@ -205,8 +278,15 @@ export function seedBulkCi(
       addPipeline(
         store,
         {
-          id: pipelineId, iid: iid++, projectId, ref: 'main', userId, message: `Bulk pipeline ${pipelineId}\n`,
-          createdAt: base + (pipelineId - BULK_PIPELINE_FIRST_ID) * 60_000, stages: BULK_STAGES, jobs,
+          id: pipelineId,
+          iid: iid++,
+          projectId,
+          ref: 'main',
+          userId,
+          message: `Bulk pipeline ${pipelineId}\n`,
+          createdAt: base + (pipelineId - BULK_PIPELINE_FIRST_ID) * 60_000,
+          stages: BULK_STAGES,
+          jobs,
         },
         now,
         { largeArtifactBytes: null },
@@ -251,14 +331,7 @@ function addPipeline(store: GitlabStore, seed: PipelineSeed, now: number, option
   pipeline.updatedAt = Math.max(pipeline.createdAt, ...ends, ...jobs.map((job) => job.startedAt ?? 0));
 }
 
-function seedJob(
-  pipeline: SandboxPipeline,
-  seed: PipelineSeed,
-  jobSeed: JobSeed,
-  finishedPipeline: boolean,
-  now: number,
-  options: CiSeedOptions,
-): SandboxJob {
+function seedJob(pipeline: SandboxPipeline, seed: PipelineSeed, jobSeed: JobSeed, finishedPipeline: boolean, now: number, options: CiSeedOptions): SandboxJob {
   const { status } = jobSeed;
   // Finished pipelines: each stage ran two minutes after the previous one, each job 90 seconds.
   const base = seed.createdAt + 10_000 + jobSeed.stage * 120_000;
@@ -296,7 +369,7 @@ function seedJob(
     if (ran) {
       job.queuedAt = base - 2_000;
       job.startedAt = base;
-      job.finishedAt = base + 90_000 + jobSeed.id % 7 * 1_000;
+      job.finishedAt = base + 90_000 + (jobSeed.id % 7) * 1_000;
     }
   } else if (status === 'success' || status === 'failed') {
     job.queuedAt = seed.createdAt;
@@ -351,18 +424,36 @@ function hookEvents(on: HookEvent[]): Record<HookEvent, boolean> {
 
 function seedHooks(store: GitlabStore): void {
   store.hooks.set(1, {
-    id: 1, projectId: 1, url: 'https://hooks.sandbox.test/core', name: 'Chat notifications', description: 'Pushes and merge requests to the team chat.',
-    token: 'seeded-hook-secret', createdAt: t('2024-01-15T09:00:00.000Z'),
+    id: 1,
+    projectId: 1,
+    url: 'https://hooks.sandbox.test/core',
+    name: 'Chat notifications',
+    description: 'Pushes and merge requests to the team chat.',
+    token: 'seeded-hook-secret',
+    createdAt: t('2024-01-15T09:00:00.000Z'),
     events: hookEvents(['push_events', 'tag_push_events', 'merge_requests_events']),
-    pushEventsBranchFilter: 'main', branchFilterStrategy: 'wildcard', enableSslVerification: true, customWebhookTemplate: null,
-    customHeaders: new Map([['X-Chat-Channel', 'seeded-header-secret']]), urlVariables: new Map(),
+    pushEventsBranchFilter: 'main',
+    branchFilterStrategy: 'wildcard',
+    enableSslVerification: true,
+    customWebhookTemplate: null,
+    customHeaders: new Map([['X-Chat-Channel', 'seeded-header-secret']]),
+    urlVariables: new Map(),
   });
   store.hooks.set(2, {
-    id: 2, projectId: 7, url: 'http://hooks.sandbox.test/playground', name: '', description: '',
-    token: null, createdAt: t('2023-11-01T08:00:00.000Z'),
+    id: 2,
+    projectId: 7,
+    url: 'http://hooks.sandbox.test/playground',
+    name: '',
+    description: '',
+    token: null,
+    createdAt: t('2023-11-01T08:00:00.000Z'),
     events: hookEvents(['issues_events', 'wiki_page_events']),
-    pushEventsBranchFilter: '', branchFilterStrategy: 'all_branches', enableSslVerification: false, customWebhookTemplate: null,
-    customHeaders: new Map(), urlVariables: new Map(),
+    pushEventsBranchFilter: '',
+    branchFilterStrategy: 'all_branches',
+    enableSslVerification: false,
+    customWebhookTemplate: null,
+    customHeaders: new Map(),
+    urlVariables: new Map(),
   });
   store.reserveId('hook', 2);
 }

@@ -88,7 +88,7 @@ export function jobEventPayload(store: GitlabStore, job: SandboxJob): JsonObject
     build_duration: seconds(job.startedAt, job.finishedAt),
     build_queued_duration: seconds(job.queuedAt ?? job.createdAt, job.startedAt),
     build_allow_failure: job.allowFailure,
-    build_failure_reason: job.status === 'failed' ? job.failureReason ?? 'unknown_failure' : null,
+    build_failure_reason: job.status === 'failed' ? (job.failureReason ?? 'unknown_failure') : null,
     pipeline_id: pipeline.id,
     runner: hookRunner(job),
     project_id: project.id,

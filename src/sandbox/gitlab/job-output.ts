@@ -24,7 +24,8 @@ export function traceStart(job: SandboxJob): string {
 
 /** The trace's closing lines. */
 export function traceEnd(job: SandboxJob, outcome: 'success' | 'failed' | 'canceled'): string {
-  if (outcome === 'success') return [`${job.name}: all checks passed`, 'Cleaning up project directory and file based variables', 'Job succeeded', ''].join('\n');
+  if (outcome === 'success')
+    return [`${job.name}: all checks passed`, 'Cleaning up project directory and file based variables', 'Job succeeded', ''].join('\n');
   if (outcome === 'canceled') return ['ERROR: Job was canceled', ''].join('\n');
   return [`${job.name}: 1 check failed`, 'Cleaning up project directory and file based variables', 'ERROR: Job failed: exit code 1', ''].join('\n');
 }

@@ -180,7 +180,7 @@ export function jobRecord(store: GitlabStore, _viewer: SandboxUser | null, job: 
     user: user ? jobUserRecord(user) : null,
     commit: pipeline ? commitRecord(store, pipeline) : null,
     pipeline: pipeline ? pipelineBasicRecord(store, pipeline) : null,
-    failure_reason: job.status === 'failed' ? job.failureReason ?? 'unknown_failure' : undefined,
+    failure_reason: job.status === 'failed' ? (job.failureReason ?? 'unknown_failure') : undefined,
     web_url: `${WEB_BASE}/${fullPath}/-/jobs/${job.id}`,
     project: { ci_job_token_scope_enabled: false },
     artifacts_file: job.artifacts ? { filename: ARCHIVE_FILENAME, size: archiveSize(job) } : undefined,

@@ -61,7 +61,10 @@ export const listPipelineJobs: RouteHandler = (request) => {
   const pipeline = request.store.pipelines.get(Number(request.params.pipeline_id));
   if (!pipeline || pipeline.projectId !== project.id) return RECORD_NOT_FOUND;
   const jobs = filterScope(
-    request.store.pipelineJobs(pipeline.id).filter((job) => includeRetried || !job.retried).sort((a, b) => a.id - b.id),
+    request.store
+      .pipelineJobs(pipeline.id)
+      .filter((job) => includeRetried || !job.retried)
+      .sort((a, b) => a.id - b.id),
     scope,
   );
   const page = paginate(jobs, pageRequest, { url: request.requestUrl, query: request.query });

@@ -81,7 +81,10 @@ export class Params {
     if (values !== undefined) return values.filter((value) => value !== '');
     const raw = this.raw(name);
     if (raw === undefined) return undefined;
-    return raw.split(',').map((value) => value.trim()).filter((value) => value !== '');
+    return raw
+      .split(',')
+      .map((value) => value.trim())
+      .filter((value) => value !== '');
   }
 
   /** A Date parameter (YYYY-MM-DD). */

@@ -7,9 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { JsonResponse } from '../http-util.js';
 import { canReadProject, groupAccess } from './access.js';
-import {
-  FORBIDDEN, notFound, roleIn, UNAUTHORIZED, userProject, type ApiRequest, type RouteHandler,
-} from './api-request.js';
+import { FORBIDDEN, notFound, roleIn, UNAUTHORIZED, userProject, type ApiRequest, type RouteHandler } from './api-request.js';
 import { STEP_MS } from './clock.js';
 import { Params } from './params.js';
 import { fullProjectRecord } from './project-records.js';
@@ -104,7 +102,7 @@ export const forkProject: RouteHandler = (request) => {
   if ('status' in source) return source;
   if (!canFork(request, source)) return notFound();
   const { store } = request;
-  const reference = namespaceId !== undefined ? String(namespaceId) : namespacePath ?? namespaceRef;
+  const reference = namespaceId !== undefined ? String(namespaceId) : (namespacePath ?? namespaceRef);
   const namespace = reference === undefined ? store.namespaces.get(viewer.namespaceId) : store.findNamespace(reference);
   if (!namespace) return notFound('Namespace');
   if (!canCreateIn(store, viewer, namespace.id)) return notFound('Target Namespace');
@@ -118,10 +116,23 @@ export const forkProject: RouteHandler = (request) => {
   const wanted = visibility ?? source.visibility;
   const forkVisibility = VISIBILITY_RANK[wanted] <= VISIBILITY_RANK[source.visibility] ? wanted : source.visibility;
   const fork = newProject({
-    id: store.nextId('project'), name: forkName, path: forkPath, namespaceId: namespace.id, visibility: forkVisibility, creatorId: viewer.id,
-    createdAt: iso, updatedAt: iso, lastActivityAt: iso, description: description ?? source.description, topics: [...source.topics],
-    languages: { ...source.languages }, licenseKey: source.licenseKey, defaultBranch: source.defaultBranch, openIssuesCount: 0,
-    forkedFromId: source.id, mergeMethod: source.mergeMethod,
+    id: store.nextId('project'),
+    name: forkName,
+    path: forkPath,
+    namespaceId: namespace.id,
+    visibility: forkVisibility,
+    creatorId: viewer.id,
+    createdAt: iso,
+    updatedAt: iso,
+    lastActivityAt: iso,
+    description: description ?? source.description,
+    topics: [...source.topics],
+    languages: { ...source.languages },
+    licenseKey: source.licenseKey,
+    defaultBranch: source.defaultBranch,
+    openIssuesCount: 0,
+    forkedFromId: source.id,
+    mergeMethod: source.mergeMethod,
   });
   request.runtime.ci.scheduleImport(fork, now);
   store.addProject(fork);
@@ -210,7 +221,8 @@ export const startHousekeeping: RouteHandler = (request) => {
   const project = projectWithRole(request, ACCESS.maintainer);
   if ('status' in project) return project;
   const now = request.runtime.clock.now();
-  if (project.housekeepingUntil > now) return { status: 409, body: { message: 'Somebody already triggered housekeeping for this resource within the past 24 hours' } };
+  if (project.housekeepingUntil > now)
+    return { status: 409, body: { message: 'Somebody already triggered housekeeping for this resource within the past 24 hours' } };
   project.housekeepingUntil = now + STEP_MS;
   return { status: 201, body: null };
 };
@@ -233,13 +245,14 @@ export const transferProject: RouteHandler = (request) => {
   const { store, viewer } = request;
   const namespace = store.findNamespace(reference ?? '');
   if (!namespace) return notFound('Namespace');
-  const reason = namespace.id === project.namespaceId
-    ? 'Project is already in this namespace.'
-    : !canCreateIn(store, viewer, namespace.id)
-      ? 'Transfer failed, please contact an admin.'
-      : store.projectInNamespace(namespace.id, project.path)
-        ? 'Project with same name or path in target namespace already exists'
-        : null;
+  const reason =
+    namespace.id === project.namespaceId
+      ? 'Project is already in this namespace.'
+      : !canCreateIn(store, viewer, namespace.id)
+        ? 'Transfer failed, please contact an admin.'
+        : store.projectInNamespace(namespace.id, project.path)
+          ? 'Project with same name or path in target namespace already exists'
+          : null;
   if (reason) return { status: 400, body: { message: `Failed to transfer project {:namespace=>["${reason}"]}` } };
   store.relocateProject(project, { namespaceId: namespace.id });
   project.updatedAt = request.runtime.clock.now();
@@ -302,8 +315,10 @@ export const uploadFile: RouteHandler = (request) => {
 
 /** The files of a bare repository as `git` would lay it out; enough to look like one when unpacked. */
 function repositoryFiles(project: SandboxProject, fullPath: string, wiki: boolean, at: number): TarFile[] {
-  const branch = wiki ? 'main' : project.defaultBranch ?? 'main';
-  const head = createHash('sha1').update(`${fullPath}${wiki ? '.wiki' : ''}`).digest('hex');
+  const branch = wiki ? 'main' : (project.defaultBranch ?? 'main');
+  const head = createHash('sha1')
+    .update(`${fullPath}${wiki ? '.wiki' : ''}`)
+    .digest('hex');
   const files: [string, string][] = [
     ['HEAD', `ref: refs/heads/${branch}\n`],
     ['config', '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n'],

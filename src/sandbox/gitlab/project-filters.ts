@@ -97,7 +97,7 @@ export function selectProjects(
 ): SandboxProject[] {
   const search = filters.search?.toLowerCase();
   const language = filters.withProgrammingLanguage?.toLowerCase();
-  const starred = filters.starred ? (viewer ? store.stars.get(viewer.id) ?? new Set<number>() : new Set<number>()) : null;
+  const starred = filters.starred ? (viewer ? (store.stars.get(viewer.id) ?? new Set<number>()) : new Set<number>()) : null;
   const customAttributes = viewer?.admin ? filters.customAttributes : [];
   const selected: SandboxProject[] = [];
   for (const project of candidates) {

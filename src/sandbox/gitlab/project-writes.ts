@@ -8,9 +8,7 @@
  */
 import type { JsonResponse, UploadedFile } from '../http-util.js';
 import { groupAccess } from './access.js';
-import {
-  FORBIDDEN, roleIn, UNAUTHORIZED, userProject, USER_NOT_FOUND, validationError, type ApiRequest, type RouteHandler,
-} from './api-request.js';
+import { FORBIDDEN, roleIn, UNAUTHORIZED, userProject, USER_NOT_FOUND, validationError, type ApiRequest, type RouteHandler } from './api-request.js';
 import { Params } from './params.js';
 import { fullProjectRecord, WEB_BASE } from './project-records.js';
 import { renderContext } from './projects.js';
@@ -50,8 +48,21 @@ const BOOLEANS: { name: string; forms: Form[]; apply: (p: SandboxProject, v: boo
 
 /** PUT's `at_least_one_of`: every attribute the edit form takes. */
 const EDIT_ATTRIBUTES = [
-  'name', 'path', 'default_branch', 'description', 'visibility', 'import_url', 'merge_method', 'tag_list', 'topics', 'avatar',
-  'ci_config_path', 'repository_storage', 'approvals_before_merge', 'external_authorization_classification_label', 'mirror_user_id',
+  'name',
+  'path',
+  'default_branch',
+  'description',
+  'visibility',
+  'import_url',
+  'merge_method',
+  'tag_list',
+  'topics',
+  'avatar',
+  'ci_config_path',
+  'repository_storage',
+  'approvals_before_merge',
+  'external_authorization_classification_label',
+  'mirror_user_id',
   ...BOOLEANS.filter((b) => b.forms.includes('E')).map((b) => b.name),
 ];
 
@@ -119,13 +130,7 @@ const NAME_FORMAT = /^[\p{L}\p{N}_][\p{L}\p{N}\p{Emoji_Presentation}_.+\- ]*$/u;
 const PATH_FORMAT = /^[a-zA-Z0-9_][a-zA-Z0-9_.-]*$/;
 
 /** Project model validations on name and path within the target namespace (taken, format, length). */
-export function nameAndPathErrors(
-  store: GitlabStore,
-  namespaceId: number,
-  name: string,
-  path: string,
-  except: number | null,
-): Record<string, string[]> {
+export function nameAndPathErrors(store: GitlabStore, namespaceId: number, name: string, path: string, except: number | null): Record<string, string[]> {
   const errors: Record<string, string[]> = {};
   const add = (key: string, message: string): void => void (errors[key] ??= []).push(message);
   if (name === '') add('name', "can't be blank");
@@ -197,9 +202,19 @@ function createProject(request: ApiRequest, params: Params, form: 'C' | 'U', own
   const now = request.runtime.clock.now();
   const iso = new Date(now).toISOString();
   const project = newProject({
-    id: store.nextId('project'), name, path, namespaceId, visibility: 'private', creatorId: owner.id,
-    createdAt: iso, updatedAt: iso, lastActivityAt: iso, description: '', hasReadme: input.initializeWithReadme ?? false,
-    openIssuesCount: 0, commitCount: input.initializeWithReadme ? 1 : 0,
+    id: store.nextId('project'),
+    name,
+    path,
+    namespaceId,
+    visibility: 'private',
+    creatorId: owner.id,
+    createdAt: iso,
+    updatedAt: iso,
+    lastActivityAt: iso,
+    description: '',
+    hasReadme: input.initializeWithReadme ?? false,
+    openIssuesCount: 0,
+    commitCount: input.initializeWithReadme ? 1 : 0,
   });
   project.statistics.repositorySize = 0;
   applyInput(project, input);
@@ -286,4 +301,3 @@ export function checkUnmodifiedSince(request: ApiRequest, updatedAt: number): Js
   if (Number.isNaN(since) || updatedAt <= since) return null;
   return { status: 412, body: { message: '412 Precondition Failed' } };
 }
-

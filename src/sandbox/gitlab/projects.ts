@@ -25,11 +25,7 @@ export function renderContext(request: ApiRequest, options: { license?: boolean;
 }
 
 /** Lists with GitLab's present_projects: simple for anonymous or simple=true, else the full form. */
-function listProjects(
-  request: ApiRequest,
-  candidates: () => Iterable<SandboxProject> | JsonResponse,
-  options: { programmingLanguage: boolean },
-): JsonResponse {
+function listProjects(request: ApiRequest, candidates: () => Iterable<SandboxProject> | JsonResponse, options: { programmingLanguage: boolean }): JsonResponse {
   // Grape validates parameters before the endpoint looks anything up.
   const params = new Params(request.query);
   const filters: ProjectFilters = readProjectFilters(params, { programmingLanguage: options.programmingLanguage });
@@ -42,9 +38,7 @@ function listProjects(
   const page = paginate(selected, pageRequest, { url: request.requestUrl, query: request.query });
   const ctx = renderContext(request, { statistics: filters.statistics, customAttributes: filters.withCustomAttributes });
   const simple = request.viewer === null || filters.simple;
-  const body = page.items.map((project) =>
-    simple ? simpleProjectRecord(project, ctx) : fullProjectRecord(project, ctx),
-  );
+  const body = page.items.map((project) => (simple ? simpleProjectRecord(project, ctx) : fullProjectRecord(project, ctx)));
   return { status: 200, body, headers: page.headers };
 }
 
@@ -53,8 +47,7 @@ function isResponse(value: Iterable<SandboxProject> | JsonResponse): value is Js
 }
 
 /** GET /projects */
-export const listAllProjects: RouteHandler = (request) =>
-  listProjects(request, () => request.store.projects.values(), { programmingLanguage: true });
+export const listAllProjects: RouteHandler = (request) => listProjects(request, () => request.store.projects.values(), { programmingLanguage: true });
 
 /** GET /users/:user_id/projects: the projects in that user's personal namespace. */
 export const listUserProjects: RouteHandler = (request) =>

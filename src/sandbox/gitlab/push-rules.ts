@@ -13,14 +13,29 @@ import { ACCESS, type SandboxProject, type SandboxPushRule } from './store.js';
 
 const REGEX_FIELDS = ['commit_message_regex', 'commit_message_negative_regex', 'branch_name_regex', 'author_email_regex', 'file_name_regex'] as const;
 const BOOLEAN_FIELDS = [
-  'deny_delete_tag', 'member_check', 'prevent_secrets', 'commit_committer_check', 'commit_committer_name_check',
-  'reject_unsigned_commits', 'reject_non_dco_commits',
+  'deny_delete_tag',
+  'member_check',
+  'prevent_secrets',
+  'commit_committer_check',
+  'commit_committer_name_check',
+  'reject_unsigned_commits',
+  'reject_non_dco_commits',
 ] as const;
 /** `at_least_one_of` of push_rule_params, in GitLab's order. */
 const ALL_FIELDS = [
-  'deny_delete_tag', 'member_check', 'prevent_secrets', 'commit_message_regex', 'commit_message_negative_regex', 'branch_name_regex',
-  'author_email_regex', 'file_name_regex', 'max_file_size', 'commit_committer_check', 'commit_committer_name_check',
-  'reject_unsigned_commits', 'reject_non_dco_commits',
+  'deny_delete_tag',
+  'member_check',
+  'prevent_secrets',
+  'commit_message_regex',
+  'commit_message_negative_regex',
+  'branch_name_regex',
+  'author_email_regex',
+  'file_name_regex',
+  'max_file_size',
+  'commit_committer_check',
+  'commit_committer_name_check',
+  'reject_unsigned_commits',
+  'reject_non_dco_commits',
 ];
 
 type RegexField = (typeof REGEX_FIELDS)[number];

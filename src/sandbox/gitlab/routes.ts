@@ -6,13 +6,23 @@
  */
 import type { RouteHandler } from './api-request.js';
 import { addHook, deleteHook, editHook, getHook, listHooks } from './hooks.js';
-import {
-  downloadArtifactFile, downloadArtifactFileByRef, downloadArtifacts, downloadArtifactsByRef, getTrace,
-} from './job-artifacts.js';
+import { downloadArtifactFile, downloadArtifactFileByRef, downloadArtifacts, downloadArtifactsByRef, getTrace } from './job-artifacts.js';
 import { cancelJob, deleteArtifacts, eraseJob, getJob, keepArtifacts, listJobs, listPipelineJobs, playJob, retryJob } from './jobs.js';
 import {
-  archiveProject, createForkRelation, deleteForkRelation, forkProject, getSnapshot, shareProject, starProject, startHousekeeping,
-  startPullMirror, transferProject, unarchiveProject, unshareProject, unstarProject, uploadFile,
+  archiveProject,
+  createForkRelation,
+  deleteForkRelation,
+  forkProject,
+  getSnapshot,
+  shareProject,
+  starProject,
+  startHousekeeping,
+  startPullMirror,
+  transferProject,
+  unarchiveProject,
+  unshareProject,
+  unstarProject,
+  uploadFile,
 } from './project-actions.js';
 import { createOwnProject, createUserProject, deleteProject, updateProject } from './project-writes.js';
 import { getLanguages, getProject, listAllProjects, listForks, listProjectUsers, listUserProjects } from './projects.js';

@@ -14,8 +14,19 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
-  BodyError, delay, flattenHeaders, isStreamResponse, parseBody, parseQuery, readBody, splitTarget, writeJson, writeStream,
-  type HandlerResponse, type JsonResponse, type ParsedBody,
+  BodyError,
+  delay,
+  flattenHeaders,
+  isStreamResponse,
+  parseBody,
+  parseQuery,
+  readBody,
+  splitTarget,
+  writeJson,
+  writeStream,
+  type HandlerResponse,
+  type JsonResponse,
+  type ParsedBody,
 } from '../http-util.js';
 import type { SandboxRuntime } from './api-request.js';
 import { authenticate } from './auth.js';
@@ -139,13 +150,7 @@ export async function startGitlabSandbox(options: GitlabSandboxOptions = {}): Pr
     return entry.rule;
   }
 
-  function dispatch(
-    method: string,
-    path: string,
-    query: Record<string, string[]>,
-    headers: Record<string, string>,
-    body: ParsedBody,
-  ): HandlerResponse {
+  function dispatch(method: string, path: string, query: Record<string, string[]>, headers: Record<string, string>, body: ParsedBody): HandlerResponse {
     const auth = authenticate(store, headers, query);
     if (!auth.ok) return auth.response;
     if (!path.startsWith(API_PREFIX)) return NOT_FOUND;

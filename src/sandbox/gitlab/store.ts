@@ -130,8 +130,19 @@ export interface SandboxProject {
 
 /** GitLab's Ci::HasStatus::AVAILABLE_STATUSES, the values of a job's `status` and of `scope`. */
 export const JOB_STATUSES = [
-  'created', 'waiting_for_resource', 'preparing', 'waiting_for_callback', 'pending', 'running',
-  'success', 'failed', 'canceling', 'canceled', 'skipped', 'manual', 'scheduled',
+  'created',
+  'waiting_for_resource',
+  'preparing',
+  'waiting_for_callback',
+  'pending',
+  'running',
+  'success',
+  'failed',
+  'canceling',
+  'canceled',
+  'skipped',
+  'manual',
+  'scheduled',
 ] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
@@ -229,10 +240,23 @@ export interface SandboxHook {
 
 /** The event toggles of a project hook, named as the REST record names them. */
 export const HOOK_EVENTS = [
-  'push_events', 'issues_events', 'confidential_issues_events', 'merge_requests_events', 'tag_push_events',
-  'note_events', 'confidential_note_events', 'job_events', 'pipeline_events', 'wiki_page_events',
-  'deployment_events', 'feature_flag_events', 'releases_events', 'milestone_events', 'emoji_events',
-  'resource_access_token_events', 'repository_update_events',
+  'push_events',
+  'issues_events',
+  'confidential_issues_events',
+  'merge_requests_events',
+  'tag_push_events',
+  'note_events',
+  'confidential_note_events',
+  'job_events',
+  'pipeline_events',
+  'wiki_page_events',
+  'deployment_events',
+  'feature_flag_events',
+  'releases_events',
+  'milestone_events',
+  'emoji_events',
+  'resource_access_token_events',
+  'repository_update_events',
 ] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 
@@ -279,10 +303,34 @@ export interface License {
 
 /** The licences the seed uses, keyed as GitLab (licensee) keys them. */
 export const LICENSES: Readonly<Record<string, License>> = {
-  mit: { key: 'mit', name: 'MIT License', nickname: null, htmlUrl: 'https://choosealicense.com/licenses/mit/', sourceUrl: 'https://opensource.org/licenses/MIT' },
-  'apache-2.0': { key: 'apache-2.0', name: 'Apache License 2.0', nickname: null, htmlUrl: 'https://choosealicense.com/licenses/apache-2.0/', sourceUrl: 'https://www.apache.org/licenses/LICENSE-2.0' },
-  'lgpl-3.0': { key: 'lgpl-3.0', name: 'GNU Lesser General Public License v3.0', nickname: 'GNU LGPLv3', htmlUrl: 'https://choosealicense.com/licenses/lgpl-3.0/', sourceUrl: 'https://www.gnu.org/licenses/lgpl-3.0.txt' },
-  'cc0-1.0': { key: 'cc0-1.0', name: 'Creative Commons Zero v1.0 Universal', nickname: null, htmlUrl: 'https://choosealicense.com/licenses/cc0-1.0/', sourceUrl: 'https://creativecommons.org/publicdomain/zero/1.0/legalcode' },
+  mit: {
+    key: 'mit',
+    name: 'MIT License',
+    nickname: null,
+    htmlUrl: 'https://choosealicense.com/licenses/mit/',
+    sourceUrl: 'https://opensource.org/licenses/MIT',
+  },
+  'apache-2.0': {
+    key: 'apache-2.0',
+    name: 'Apache License 2.0',
+    nickname: null,
+    htmlUrl: 'https://choosealicense.com/licenses/apache-2.0/',
+    sourceUrl: 'https://www.apache.org/licenses/LICENSE-2.0',
+  },
+  'lgpl-3.0': {
+    key: 'lgpl-3.0',
+    name: 'GNU Lesser General Public License v3.0',
+    nickname: 'GNU LGPLv3',
+    htmlUrl: 'https://choosealicense.com/licenses/lgpl-3.0/',
+    sourceUrl: 'https://www.gnu.org/licenses/lgpl-3.0.txt',
+  },
+  'cc0-1.0': {
+    key: 'cc0-1.0',
+    name: 'Creative Commons Zero v1.0 Universal',
+    nickname: null,
+    htmlUrl: 'https://choosealicense.com/licenses/cc0-1.0/',
+    sourceUrl: 'https://creativecommons.org/publicdomain/zero/1.0/legalcode',
+  },
 };
 
 /**
@@ -524,11 +572,17 @@ export class GitlabStore {
   }
 
   namespaceFullPath(id: number): string {
-    return this.namespaceChain(id).reverse().map((ns) => ns.path).join('/');
+    return this.namespaceChain(id)
+      .reverse()
+      .map((ns) => ns.path)
+      .join('/');
   }
 
   namespaceFullName(id: number): string {
-    return this.namespaceChain(id).reverse().map((ns) => ns.name).join(' / ');
+    return this.namespaceChain(id)
+      .reverse()
+      .map((ns) => ns.name)
+      .join(' / ');
   }
 
   projectFullPath(project: SandboxProject): string {

@@ -30,17 +30,61 @@ export const PERMISSIONS = [
 ] as const;
 
 const ABOOK_COLUMNS: readonly (keyof AbookRow)[] = [
-  'abook_id', 'abook_account', 'abook_channel', 'abook_xchan', 'abook_my_perms', 'abook_their_perms', 'abook_closeness',
-  'abook_created', 'abook_updated', 'abook_connected', 'abook_dob', 'abook_flags', 'abook_blocked', 'abook_ignored',
-  'abook_hidden', 'abook_archived', 'abook_pending', 'abook_unconnected', 'abook_self', 'abook_feed', 'abook_not_here',
-  'abook_profile', 'abook_incl', 'abook_excl', 'abook_instance', 'abook_role',
+  'abook_id',
+  'abook_account',
+  'abook_channel',
+  'abook_xchan',
+  'abook_my_perms',
+  'abook_their_perms',
+  'abook_closeness',
+  'abook_created',
+  'abook_updated',
+  'abook_connected',
+  'abook_dob',
+  'abook_flags',
+  'abook_blocked',
+  'abook_ignored',
+  'abook_hidden',
+  'abook_archived',
+  'abook_pending',
+  'abook_unconnected',
+  'abook_self',
+  'abook_feed',
+  'abook_not_here',
+  'abook_profile',
+  'abook_incl',
+  'abook_excl',
+  'abook_instance',
+  'abook_role',
 ];
 
 const XCHAN_COLUMNS: readonly (keyof XchanRow)[] = [
-  'xchan_hash', 'xchan_guid', 'xchan_guid_sig', 'xchan_pubkey', 'xchan_photo_mimetype', 'xchan_photo_l', 'xchan_photo_m',
-  'xchan_photo_s', 'xchan_addr', 'xchan_url', 'xchan_connurl', 'xchan_follow', 'xchan_connpage', 'xchan_name',
-  'xchan_network', 'xchan_instance_url', 'xchan_flags', 'xchan_photo_date', 'xchan_name_date', 'xchan_hidden',
-  'xchan_orphan', 'xchan_censored', 'xchan_selfcensored', 'xchan_system', 'xchan_pubforum', 'xchan_deleted',
+  'xchan_hash',
+  'xchan_guid',
+  'xchan_guid_sig',
+  'xchan_pubkey',
+  'xchan_photo_mimetype',
+  'xchan_photo_l',
+  'xchan_photo_m',
+  'xchan_photo_s',
+  'xchan_addr',
+  'xchan_url',
+  'xchan_connurl',
+  'xchan_follow',
+  'xchan_connpage',
+  'xchan_name',
+  'xchan_network',
+  'xchan_instance_url',
+  'xchan_flags',
+  'xchan_photo_date',
+  'xchan_name_date',
+  'xchan_hidden',
+  'xchan_orphan',
+  'xchan_censored',
+  'xchan_selfcensored',
+  'xchan_system',
+  'xchan_pubforum',
+  'xchan_deleted',
 ];
 
 /** `abook` + `xchan` columns for `hash` as LEFT JOINs give them: null columns where a row is missing. */
@@ -58,9 +102,7 @@ export function listConnections(ctx: ApiContext): ApiResult {
   const { store, channel, params } = ctx;
   const uid = channel.channel_id;
   const id = intParam(params, 'abook_id');
-  const rows = store.abooks
-    .filter((a) => a.abook_channel === uid && (!id || a.abook_id === id))
-    .sort((a, b) => a.abook_id - b.abook_id);
+  const rows = store.abooks.filter((a) => a.abook_channel === uid && (!id || a.abook_id === id)).sort((a, b) => a.abook_id - b.abook_id);
   return json(rows.map((a) => ({ ...a, ...joinedConnection(store, uid, a.abook_xchan) })));
 }
 

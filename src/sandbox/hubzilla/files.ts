@@ -102,7 +102,10 @@ export function storeFile(
 
 /** SQL `LIKE` (case-insensitive collation): `%` and `_` in the value act as wildcards. */
 export function sqlLike(value: string, pattern: string): boolean {
-  const re = pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/%/g, '.*').replace(/_/g, '.');
+  const re = pattern
+    .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+    .replace(/%/g, '.*')
+    .replace(/_/g, '.');
   return new RegExp(`^${re}$`, 'is').test(value);
 }
 
@@ -251,9 +254,7 @@ function exportData(ctx: ApiContext, row: AttachRow | undefined): Record<string,
   out.attach = chain.map((a) => ({ ...fullRow(a, storePath(a)), term: [] }));
   if (row.is_photo) {
     const scales = store.photos.filter((p) => p.uid === channel.channel_id && p.resource_id === row.hash).sort((a, b) => a.imgscale - b.imgscale);
-    out.photo = scales.map((p) =>
-      photoWithContent(p, Buffer.from(`${storePath(row)}${p.imgscale > 0 ? `-${p.imgscale}` : ''}`).toString('base64')),
-    );
+    out.photo = scales.map((p) => photoWithContent(p, Buffer.from(`${storePath(row)}${p.imgscale > 0 ? `-${p.imgscale}` : ''}`).toString('base64')));
     const items = store.items.filter((i) => i.uid === channel.channel_id && i.resource_type === 'photo' && i.resource_id === row.hash);
     if (items.length > 0) out.item = items.map((i) => encodeItem(store, i, true));
   }

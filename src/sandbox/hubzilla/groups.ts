@@ -20,11 +20,7 @@ export function listGroupMembers(ctx: ApiContext): ApiResult {
   const uid = channel.channel_id;
   const id = intParam(params, 'group_id');
   const name = param(params, 'group_name');
-  const group = id
-    ? store.groups.find((g) => g.id === id && g.uid === uid)
-    : name
-      ? store.groups.find((g) => g.gname === name && g.uid === uid)
-      : undefined;
+  const group = id ? store.groups.find((g) => g.id === id && g.uid === uid) : name ? store.groups.find((g) => g.gname === name && g.uid === uid) : undefined;
   if (!group) return EMPTY_JSON;
   const members = store.groupMembers.filter((m) => m.gid === group.id && m.uid === uid);
   return json(members.map((m) => ({ ...m, ...joinedConnection(store, uid, m.xchan) })));

@@ -50,7 +50,9 @@ export function pem(seed: string, label: 'PUBLIC KEY' | 'PRIVATE KEY'): string {
 
 /** A 128-hex-digit digest, the length of Hubzilla's whirlpool password hashes. */
 export function passwordHash(salt: string, password: string): string {
-  return createHash('sha512').update(salt + password).digest('hex');
+  return createHash('sha512')
+    .update(salt + password)
+    .digest('hex');
 }
 
 /** A 32-hex-digit salt. */

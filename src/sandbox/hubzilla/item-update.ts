@@ -181,9 +181,7 @@ export function itemUpdate(ctx: ApiContext): ApiResult {
   const parentId = intParam(params, 'parent');
   const parentMid = param(params, 'parent_mid');
   if (!editing && (parentId || parentMid)) {
-    parentItem = parentId
-      ? store.items.find((i) => i.id === parentId && i.uid === uid)
-      : store.items.find((i) => i.mid === parentMid && i.uid === uid);
+    parentItem = parentId ? store.items.find((i) => i.id === parentId && i.uid === uid) : store.items.find((i) => i.mid === parentMid && i.uid === uid);
     if (!parentItem) return json({ success: false, message: 'invalid post id' });
   }
 
@@ -212,9 +210,7 @@ export function itemUpdate(ctx: ApiContext): ApiResult {
     deny_gid: aclString(params, 'group_deny') ?? '',
   };
   // Comments inherit the thread's audience.
-  const effectiveAcl = thread
-    ? { allow_cid: thread.allow_cid, allow_gid: thread.allow_gid, deny_cid: thread.deny_cid, deny_gid: thread.deny_gid }
-    : acl;
+  const effectiveAcl = thread ? { allow_cid: thread.allow_cid, allow_gid: thread.allow_gid, deny_cid: thread.deny_cid, deny_gid: thread.deny_gid } : acl;
   const isPrivate = thread ? thread.item_private : effectiveAcl.allow_cid || effectiveAcl.allow_gid || effectiveAcl.deny_cid || effectiveAcl.deny_gid ? 1 : 0;
   const permalink = param(params, 'permalink');
 

@@ -132,8 +132,7 @@ export function networkStream(ctx: ApiContext): ApiResult {
   const cmin = params.values.has('cmin') ? intParam(params, 'cmin') : undefined;
   const cmax = params.values.has('cmax') ? intParam(params, 'cmax') : undefined;
   const self = channel.channel_hash;
-  const closeness = (hash: string): number =>
-    store.abooks.find((a) => a.abook_channel === uid && a.abook_xchan === hash)?.abook_closeness ?? 0;
+  const closeness = (hash: string): number => store.abooks.find((a) => a.abook_channel === uid && a.abook_xchan === hash)?.abook_closeness ?? 0;
   const hasTerm = (i: ItemRow, ttype: number, term: string): boolean =>
     store.termsOf(i).some((t) => t.ttype === ttype && t.term.toLowerCase() === term.toLowerCase());
 
@@ -190,9 +189,7 @@ export function itemFull(ctx: ApiContext): ApiResult {
 
 /** The channel's wall posts in export order (created ascending), optionally within a date range. */
 export function wallItems(store: Store, uid: number, since: string, until: string): ItemRow[] {
-  return store.items
-    .filter((i) => i.uid === uid && i.item_wall === 1 && i.item_deleted === 0 && i.created >= since && i.created <= until)
-    .sort(byCreated);
+  return store.items.filter((i) => i.uid === uid && i.item_wall === 1 && i.item_deleted === 0 && i.created >= since && i.created <= until).sort(byCreated);
 }
 
 /**

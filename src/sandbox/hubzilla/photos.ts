@@ -52,7 +52,18 @@ export interface StoredPhoto {
 export function storePhoto(
   store: Store,
   channel: ChannelRow,
-  photo: { album: string; filename: string; mimetype: string; data: Buffer; width: number; height: number; created: string; title?: string; description?: string; scaled?: readonly Buffer[] },
+  photo: {
+    album: string;
+    filename: string;
+    mimetype: string;
+    data: Buffer;
+    width: number;
+    height: number;
+    created: string;
+    title?: string;
+    description?: string;
+    scaled?: readonly Buffer[];
+  },
 ): StoredPhoto {
   const folder = ensureFolder(store, channel, photo.album, photo.created);
   const attach = storeFile(store, channel, folder, {

@@ -8,11 +8,7 @@
  */
 import type { ServerResponse } from 'node:http';
 
-export type ApiResult =
-  | { kind: 'json'; value: unknown }
-  | { kind: 'empty-html' }
-  | { kind: 'empty-json' }
-  | { kind: 'crash' };
+export type ApiResult = { kind: 'json'; value: unknown } | { kind: 'empty-html' } | { kind: 'empty-json' } | { kind: 'crash' };
 
 /** `json_return_and_die($value)`. */
 export function json(value: unknown): ApiResult {

@@ -350,7 +350,14 @@ function connect(
 }
 
 function addGroup(store: Store, channel: ChannelRow, gname: string, members: readonly string[], deleted = false) {
-  const group = { id: store.nextId('pgrp'), hash: uuidFor(`group:${channel.channel_address}:${gname}`), uid: channel.channel_id, visible: 0, deleted: deleted ? 1 : 0, gname };
+  const group = {
+    id: store.nextId('pgrp'),
+    hash: uuidFor(`group:${channel.channel_address}:${gname}`),
+    uid: channel.channel_id,
+    visible: 0,
+    deleted: deleted ? 1 : 0,
+    gname,
+  };
   store.groups.push(group);
   for (const xchan of members) store.groupMembers.push({ id: store.nextId('pgrp_member'), uid: channel.channel_id, gid: group.id, xchan });
   return group;
@@ -468,15 +475,60 @@ export function seedStore(options: SeedOptions = {}): { store: Store; facts: See
   const store = new Store();
   const t0 = '2026-08-20 08:00:00';
   store.accounts.push(
-    { account_id: 1, email: 'demo@example.com', password: 'demo-pass', salt: salt('acct:1'), password_hash: passwordHash(salt('acct:1'), 'demo-pass'), default_channel: 2 },
-    { account_id: 2, email: 'alice@example.com', password: 'alice-pass', salt: salt('acct:2'), password_hash: passwordHash(salt('acct:2'), 'alice-pass'), default_channel: 4 },
-    { account_id: 3, email: COLON_ACCOUNT.email, password: COLON_ACCOUNT.password, salt: salt('acct:3'), password_hash: passwordHash(salt('acct:3'), COLON_ACCOUNT.password), default_channel: 5 },
+    {
+      account_id: 1,
+      email: 'demo@example.com',
+      password: 'demo-pass',
+      salt: salt('acct:1'),
+      password_hash: passwordHash(salt('acct:1'), 'demo-pass'),
+      default_channel: 2,
+    },
+    {
+      account_id: 2,
+      email: 'alice@example.com',
+      password: 'alice-pass',
+      salt: salt('acct:2'),
+      password_hash: passwordHash(salt('acct:2'), 'alice-pass'),
+      default_channel: 4,
+    },
+    {
+      account_id: 3,
+      email: COLON_ACCOUNT.email,
+      password: COLON_ACCOUNT.password,
+      salt: salt('acct:3'),
+      password_hash: passwordHash(salt('acct:3'), COLON_ACCOUNT.password),
+      default_channel: 5,
+    },
   );
   localChannel(store, { uid: 1, aid: 0, nick: 'sys', name: 'System', primary: true, created: '2026-08-01 00:00:00', accountPassword: '', system: true });
   const demo = localChannel(store, { uid: 2, aid: 1, nick: 'demo', name: 'Demo Channel', primary: true, created: t0, accountPassword: 'demo-pass' });
-  const projects = localChannel(store, { uid: 3, aid: 1, nick: 'demo-projects', name: 'Demo Projects', primary: false, created: addSeconds(t0, 600), accountPassword: 'demo-pass' });
-  const alice = localChannel(store, { uid: 4, aid: 2, nick: 'alice', name: 'Alice Example', primary: true, created: addSeconds(t0, 3600), accountPassword: 'alice-pass' });
-  localChannel(store, { uid: 5, aid: 3, nick: 'colontest', name: 'Colon Test', primary: true, created: addSeconds(t0, 7200), accountPassword: COLON_ACCOUNT.password });
+  const projects = localChannel(store, {
+    uid: 3,
+    aid: 1,
+    nick: 'demo-projects',
+    name: 'Demo Projects',
+    primary: false,
+    created: addSeconds(t0, 600),
+    accountPassword: 'demo-pass',
+  });
+  const alice = localChannel(store, {
+    uid: 4,
+    aid: 2,
+    nick: 'alice',
+    name: 'Alice Example',
+    primary: true,
+    created: addSeconds(t0, 3600),
+    accountPassword: 'alice-pass',
+  });
+  localChannel(store, {
+    uid: 5,
+    aid: 3,
+    nick: 'colontest',
+    name: 'Colon Test',
+    primary: true,
+    created: addSeconds(t0, 7200),
+    accountPassword: COLON_ACCOUNT.password,
+  });
   store.oauthClients.push({ client_id: OAUTH_CLIENT.clientId, client_secret: OAUTH_CLIENT.clientSecret, user_id: demo.channel_id });
 
   const bob = remoteXchan(store, 'bob@social.example.org', 'Bob Builder', 'zot6', t0);
@@ -490,21 +542,45 @@ export function seedStore(options: SeedOptions = {}): { store: Store; facts: See
 
   const views = ['view_stream', 'view_profile', 'view_contacts', 'view_storage', 'view_pages', 'view_wiki'];
   const connected = '2026-08-21 09:00:00';
-  connect(store, demo, aliceX.xchan_hash, { created: connected, closeness: 10, myPerms: [...views, 'send_stream', 'post_wall', 'post_comments', 'post_like', 'post_mail', 'chat'] });
-  connect(store, demo, bob.xchan_hash, { created: addSeconds(connected, 3600), closeness: 40, myPerms: [...views, 'send_stream', 'post_comments', 'post_like'] });
-  connect(store, demo, carol.xchan_hash, { created: addSeconds(connected, 7200), closeness: 60, myPerms: [...views, 'send_stream', 'post_comments', 'write_storage'] });
-  connect(store, demo, dave.xchan_hash, { created: addSeconds(connected, 10800), closeness: 80, myPerms: ['view_stream', 'view_profile', 'send_stream', 'post_comments'] });
+  connect(store, demo, aliceX.xchan_hash, {
+    created: connected,
+    closeness: 10,
+    myPerms: [...views, 'send_stream', 'post_wall', 'post_comments', 'post_like', 'post_mail', 'chat'],
+  });
+  connect(store, demo, bob.xchan_hash, {
+    created: addSeconds(connected, 3600),
+    closeness: 40,
+    myPerms: [...views, 'send_stream', 'post_comments', 'post_like'],
+  });
+  connect(store, demo, carol.xchan_hash, {
+    created: addSeconds(connected, 7200),
+    closeness: 60,
+    myPerms: [...views, 'send_stream', 'post_comments', 'write_storage'],
+  });
+  connect(store, demo, dave.xchan_hash, {
+    created: addSeconds(connected, 10800),
+    closeness: 80,
+    myPerms: ['view_stream', 'view_profile', 'send_stream', 'post_comments'],
+  });
   connect(store, demo, erin.xchan_hash, { created: addSeconds(connected, 14400), closeness: 99, pending: true, myPerms: [] });
   connect(store, demo, frank.xchan_hash, { created: addSeconds(connected, 18000), closeness: 99, feed: true, archived: true, myPerms: ['view_stream'] });
   connect(store, projects, demoX.xchan_hash, { created: connected, closeness: 20, myPerms: [...views, 'post_comments'] });
   connect(store, alice, demoX.xchan_hash, { created: connected, closeness: 10, myPerms: [...views, 'send_stream', 'post_wall', 'post_comments', 'post_like'] });
   for (const perm of PERMISSIONS) {
-    store.abconfig.push({ id: store.nextId('abconfig'), chan: demo.channel_id, xchan: aliceX.xchan_hash, cat: 'their_perms', k: perm, v: views.includes(perm) || perm === 'post_comments' ? '1' : '0' });
+    store.abconfig.push({
+      id: store.nextId('abconfig'),
+      chan: demo.channel_id,
+      xchan: aliceX.xchan_hash,
+      cat: 'their_perms',
+      k: perm,
+      v: views.includes(perm) || perm === 'post_comments' ? '1' : '0',
+    });
   }
 
   const friends = store.groups.find((g) => g.uid === demo.channel_id && g.gname === 'Friends');
   if (friends) {
-    for (const x of [aliceX.xchan_hash, bob.xchan_hash]) store.groupMembers.push({ id: store.nextId('pgrp_member'), uid: demo.channel_id, gid: friends.id, xchan: x });
+    for (const x of [aliceX.xchan_hash, bob.xchan_hash])
+      store.groupMembers.push({ id: store.nextId('pgrp_member'), uid: demo.channel_id, gid: friends.id, xchan: x });
   }
   const work = addGroup(store, demo, 'Work', [aliceX.xchan_hash, carol.xchan_hash, dave.xchan_hash]);
   const family = addGroup(store, demo, 'Family', [erin.xchan_hash, grace.xchan_hash]);
@@ -535,7 +611,12 @@ export function seedStore(options: SeedOptions = {}): { store: Store; facts: See
     data: Buffer.from(`${JSON.stringify({ name: 'duograph', upstreams: ['gitlab', 'hubzilla'], sandbox: true }, null, 2)}\n`),
     created: '2026-10-01 09:00:01',
   });
-  const big = storeFile(store, demo, projectFolder, { filename: 'big-dataset.bin', filetype: 'application/octet-stream', data: bigFileBytes(), created: '2026-10-20 14:00:00' });
+  const big = storeFile(store, demo, projectFolder, {
+    filename: 'big-dataset.bin',
+    filetype: 'application/octet-stream',
+    data: bigFileBytes(),
+    created: '2026-10-20 14:00:00',
+  });
 
   // Items of demo: 30 wall threads with 30 comments, 8 network threads with 4 comments.
   const specs: ItemSpec[] = [];
@@ -559,10 +640,14 @@ export function seedStore(options: SeedOptions = {}): { store: Store; facts: See
     if (i === 3) spec.fields.title = 'duograph 0.1.0-rc1';
     if (i === 6) spec.fields.app = 'duograph-cli';
     if (i === 7) {
-      spec.fields.attach = JSON.stringify([notes, report].map((f) => ({ href: `${store.base}/attach/${f.hash}`, length: f.filesize, type: f.filetype, title: f.filename, revision: 0 })));
+      spec.fields.attach = JSON.stringify(
+        [notes, report].map((f) => ({ href: `${store.base}/attach/${f.hash}`, length: f.filesize, type: f.filetype, title: f.filename, revision: 0 })),
+      );
     }
     if (i === 21) {
-      spec.fields.attach = JSON.stringify([{ href: `${store.base}/attach/${big.hash}`, length: big.filesize, type: big.filetype, title: big.filename, revision: 0 }]);
+      spec.fields.attach = JSON.stringify([
+        { href: `${store.base}/attach/${big.hash}`, length: big.filesize, type: big.filetype, title: big.filename, revision: 0 },
+      ]);
     }
     if (i === 8) spec.fields = { ...spec.fields, item_nocomment: 1, comments_closed: created };
     if (i === 9) spec.mention = { name: 'Alice Example', url: aliceX.xchan_url };
@@ -677,7 +762,17 @@ export function seedStore(options: SeedOptions = {}): { store: Store; facts: See
   for (const p of photoSpecs) {
     const data = makePng(64, 48, p.rgb);
     const scaled = [data, makePng(64, 48, p.rgb, 1), makePng(64, 48, p.rgb, 1), makePng(64, 48, p.rgb, 1)];
-    const { attach } = storePhoto(store, demo, { album: p.album, filename: p.filename, mimetype: 'image/png', data, width: 64, height: 48, created: p.created, title: p.title, scaled });
+    const { attach } = storePhoto(store, demo, {
+      album: p.album,
+      filename: p.filename,
+      mimetype: 'image/png',
+      data,
+      width: 64,
+      height: 48,
+      created: p.created,
+      title: p.title,
+      scaled,
+    });
     photoHashes[p.filename] = attach.hash;
   }
 
@@ -686,14 +781,39 @@ export function seedStore(options: SeedOptions = {}): { store: Store; facts: See
   ['Project kickoff: gateway over two upstreams.', 'Milestone 1: GitLab projects and jobs.', 'Milestone 2: Hubzilla channel data.'].forEach((body, n) => {
     const id = store.nextId('item');
     const uuid = uuidFor(`seed-item:${projects.channel_address}:${id}`);
-    store.insertItem({ id, uuid, uid: projects.channel_id, aid: projects.channel_account_id, owner_xchan: projectX.xchan_hash, author_xchan: projectX.xchan_hash, created: addSeconds('2026-11-10 09:00:00', hours(24 * n)), body, sig: signature(`item:${uuid}`) });
+    store.insertItem({
+      id,
+      uuid,
+      uid: projects.channel_id,
+      aid: projects.channel_account_id,
+      owner_xchan: projectX.xchan_hash,
+      author_xchan: projectX.xchan_hash,
+      created: addSeconds('2026-11-10 09:00:00', hours(24 * n)),
+      body,
+      sig: signature(`item:${uuid}`),
+    });
   });
   ['Hello from Alice.', 'Reviewing the duograph schema today.'].forEach((body, n) => {
     const id = store.nextId('item');
     const uuid = uuidFor(`seed-item:${alice.channel_address}:${id}`);
-    store.insertItem({ id, uuid, uid: alice.channel_id, aid: alice.channel_account_id, owner_xchan: aliceX.xchan_hash, author_xchan: aliceX.xchan_hash, created: addSeconds('2026-11-12 11:00:00', hours(30 * n)), body, sig: signature(`item:${uuid}`) });
+    store.insertItem({
+      id,
+      uuid,
+      uid: alice.channel_id,
+      aid: alice.channel_account_id,
+      owner_xchan: aliceX.xchan_hash,
+      author_xchan: aliceX.xchan_hash,
+      created: addSeconds('2026-11-12 11:00:00', hours(30 * n)),
+      body,
+      sig: signature(`item:${uuid}`),
+    });
   });
-  storeFile(store, alice, undefined, { filename: 'alice-notes.txt', filetype: 'text/plain', data: Buffer.from("Alice's private notes.\n"), created: '2026-11-12 11:30:00' });
+  storeFile(store, alice, undefined, {
+    filename: 'alice-notes.txt',
+    filetype: 'text/plain',
+    data: Buffer.from("Alice's private notes.\n"),
+    created: '2026-11-12 11:30:00',
+  });
   for (const c of [demo, projects, alice]) {
     // Hub dates are 'YYYY-MM-DD HH:MM:SS' strings: they order as text.
     for (const item of store.items) {

@@ -17,7 +17,18 @@ import { itemUpdate } from './item-update.js';
 import { channelStream, itemExportPage, itemFull, networkStream } from './items.js';
 import { listAlbums, listPhotos, photoDetail } from './photos.js';
 import type { ChannelRow } from './records.js';
-import { CRASH, EMPTY_HTML, json, type ApiResult, writeHtmlNotFound, writeNotImplemented, writeOAuthJson, writeResult, writeUnauthorized, writeXml } from './reply.js';
+import {
+  CRASH,
+  EMPTY_HTML,
+  json,
+  type ApiResult,
+  writeHtmlNotFound,
+  writeNotImplemented,
+  writeOAuthJson,
+  writeResult,
+  writeUnauthorized,
+  writeXml,
+} from './reply.js';
 import { param, parseRequestParams } from './request-params.js';
 import { seedStore } from './seed.js';
 import type { Store } from './store.js';

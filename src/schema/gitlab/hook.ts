@@ -90,27 +90,57 @@ builder.node(ProjectHook, {
   },
   fields: (t) => ({
     restId: t.field({ type: 'SafeInt', description: 'Numeric id of the hook.', resolve: (h) => h.id }),
-    projectId: t.field({ type: 'SafeInt', description: 'Numeric id of the hook\'s project.', resolve: (h) => h.project_id }),
+    projectId: t.field({ type: 'SafeInt', description: "Numeric id of the hook's project.", resolve: (h) => h.project_id }),
     url: t.exposeString('url', { description: 'URL events are posted to.' }),
     name: t.string({ nullable: true, description: 'Name of the hook (current GitLab).', resolve: (h) => h.name ?? null }),
     description: t.string({ nullable: true, description: 'Description of the hook (current GitLab).', resolve: (h) => h.description ?? null }),
     createdAt: t.field({ type: 'DateTime', description: 'Time the hook was created.', resolve: (h) => h.created_at }),
-    pushEventsBranchFilter: t.string({ nullable: true, description: 'Branches whose pushes trigger the hook, read as `branchFilterStrategy` says (GitLab 11 to 15: always a wildcard pattern).', resolve: (h) => checked(h.push_events_branch_filter, 'string') }),
+    pushEventsBranchFilter: t.string({
+      nullable: true,
+      description: 'Branches whose pushes trigger the hook, read as `branchFilterStrategy` says (GitLab 11 to 15: always a wildcard pattern).',
+      resolve: (h) => checked(h.push_events_branch_filter, 'string'),
+    }),
     branchFilterStrategy: t.field({
       type: BranchFilterStrategy,
       nullable: true,
       description: 'How `pushEventsBranchFilter` is read (GitLab 16+); null from older GitLab, which reads it as a wildcard.',
       resolve: (h) => knownOrNull(['wildcard', 'regex', 'all_branches'] as const, checked(h.branch_filter_strategy, 'string')),
     }),
-    customHeaderKeys: t.stringList({ nullable: true, description: 'Names of the custom headers sent with each delivery (GitLab 17+). Their values are secrets GitLab never returns.', resolve: (h) => keysOf(h.custom_headers) }),
-    urlVariableKeys: t.stringList({ nullable: true, description: 'Names of the URL variables interpolated into `url` (GitLab 16+). Their values are secrets GitLab never returns.', resolve: (h) => keysOf(h.url_variables) }),
-    enableSslVerification: t.boolean({ nullable: true, description: 'Indicates the receiver\'s TLS certificate is verified.', resolve: (h) => h.enable_ssl_verification ?? null }),
-    alertStatus: t.string({ nullable: true, description: 'Delivery health (current GitLab): `executable`, `temporarily_disabled` or `disabled`.', resolve: (h) => h.alert_status ?? null }),
-    disabledUntil: t.field({ type: 'DateTime', nullable: true, description: 'Time a temporarily disabled hook is enabled again.', resolve: (h) => h.disabled_until ?? null }),
+    customHeaderKeys: t.stringList({
+      nullable: true,
+      description: 'Names of the custom headers sent with each delivery (GitLab 17+). Their values are secrets GitLab never returns.',
+      resolve: (h) => keysOf(h.custom_headers),
+    }),
+    urlVariableKeys: t.stringList({
+      nullable: true,
+      description: 'Names of the URL variables interpolated into `url` (GitLab 16+). Their values are secrets GitLab never returns.',
+      resolve: (h) => keysOf(h.url_variables),
+    }),
+    enableSslVerification: t.boolean({
+      nullable: true,
+      description: "Indicates the receiver's TLS certificate is verified.",
+      resolve: (h) => h.enable_ssl_verification ?? null,
+    }),
+    alertStatus: t.string({
+      nullable: true,
+      description: 'Delivery health (current GitLab): `executable`, `temporarily_disabled` or `disabled`.',
+      resolve: (h) => h.alert_status ?? null,
+    }),
+    disabledUntil: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'Time a temporarily disabled hook is enabled again.',
+      resolve: (h) => h.disabled_until ?? null,
+    }),
     ...Object.fromEntries(
       TOGGLES.map(([key, field, description]) => [
         field,
-        t.boolean({ nullable: true, description, resolve: (h: HookRecord) => checked(h[key] ?? (key === 'wiki_page_events' ? (h as unknown as { wiki_events?: boolean }).wiki_events : null), 'boolean') }),
+        t.boolean({
+          nullable: true,
+          description,
+          resolve: (h: HookRecord) =>
+            checked(h[key] ?? (key === 'wiki_page_events' ? (h as unknown as { wiki_events?: boolean }).wiki_events : null), 'boolean'),
+        }),
       ]),
     ),
   }),
@@ -158,9 +188,15 @@ function hookFields(t: FieldBuilder, create: boolean) {
     token: t.string({ description: 'Secret GitLab sends in X-Gitlab-Token so the receiver can check deliveries. Write-only: never returned or logged.' }),
     pushEventsBranchFilter: t.string({ description: 'Branches whose pushes trigger the hook, read as `branchFilterStrategy` says.' }),
     branchFilterStrategy: t.field({ type: BranchFilterStrategy, description: 'How `pushEventsBranchFilter` is read (GitLab 16+).' }),
-    customHeaders: t.field({ type: [HookKeyValue], description: 'Headers sent with each delivery (GitLab 17+); replaces the hook\'s list. Values are write-only.' }),
-    urlVariables: t.field({ type: [HookKeyValue], description: 'Variables interpolated into `{name}` parts of the URL (GitLab 16+); replaces the hook\'s list. Values are write-only.' }),
-    enableSslVerification: t.boolean({ description: 'Verifies the receiver\'s TLS certificate.' }),
+    customHeaders: t.field({
+      type: [HookKeyValue],
+      description: "Headers sent with each delivery (GitLab 17+); replaces the hook's list. Values are write-only.",
+    }),
+    urlVariables: t.field({
+      type: [HookKeyValue],
+      description: "Variables interpolated into `{name}` parts of the URL (GitLab 16+); replaces the hook's list. Values are write-only.",
+    }),
+    enableSslVerification: t.boolean({ description: "Verifies the receiver's TLS certificate." }),
     ...Object.fromEntries(TOGGLES.map(([, field, description]) => [field, t.boolean({ description: description.replace('Indicates', 'Makes it so') })])),
   };
 }
@@ -185,7 +221,12 @@ const HookPayload = (name: string) =>
   builder.objectRef<HookPayloadShape>(`${name}Payload`).implement({
     description: `Result of ${name[0]?.toLowerCase()}${name.slice(1)}.`,
     fields: (t) => ({
-      hook: t.field({ type: ProjectHook, nullable: true, description: 'The hook; on delete, the removed hook (null if there was none).', resolve: (p) => p.hook }),
+      hook: t.field({
+        type: ProjectHook,
+        nullable: true,
+        description: 'The hook; on delete, the removed hook (null if there was none).',
+        resolve: (p) => p.hook,
+      }),
       errors: t.field({ type: [UserError], description: 'Why the mutation was refused; empty on success.', resolve: (p) => p.errors }),
     }),
   });

@@ -33,7 +33,13 @@ async function numericProjectId(ctx: Context, id: string): Promise<number> {
   const numeric = restIdOf(key);
   if (numeric !== null) return numeric;
   const project = await ctx.gitlab.loaders.project(key);
-  if (!project) throw new UpstreamError(`Project ${key.slice(0, 80)} was not found.`, 'NOT_FOUND', { name: 'gitlab', status: 404, method: 'GET', path: '/api/v4/projects/:id' });
+  if (!project)
+    throw new UpstreamError(`Project ${key.slice(0, 80)} was not found.`, 'NOT_FOUND', {
+      name: 'gitlab',
+      status: 404,
+      method: 'GET',
+      path: '/api/v4/projects/:id',
+    });
   return project.id;
 }
 
@@ -52,7 +58,7 @@ builder.subscriptionFields((t) => ({
   jobStatusUpdated: t.field({
     type: Job,
     description:
-      'Triggered when a CI job of the project changes status. Emits the current state first (the job; else the pipeline\'s jobs; else the project\'s 100 newest jobs; oldest first), then the job on every status change. Fed by GitLab job and pipeline webhooks where they reach the gateway, else by one shared poller per project and credentials.',
+      "Triggered when a CI job of the project changes status. Emits the current state first (the job; else the pipeline's jobs; else the project's 100 newest jobs; oldest first), then the job on every status change. Fed by GitLab job and pipeline webhooks where they reach the gateway, else by one shared poller per project and credentials.",
     args: {
       projectId: t.arg.id({ required: true, description: 'Numeric id, full path (e.g. `demo/playground`) or global id of the project.' }),
       jobId: t.arg.id({ description: 'Watches only this job: its global id or numeric id.' }),
@@ -95,7 +101,12 @@ interface WebhookRegisterShape {
 const JobStatusWebhookRegisterPayload = builder.objectRef<WebhookRegisterShape>('JobStatusWebhookRegisterPayload').implement({
   description: 'Result of jobStatusWebhookRegister.',
   fields: (t) => ({
-    hook: t.field({ type: ProjectHook, nullable: true, description: 'The project hook that posts job and pipeline events to this gateway.', resolve: (p) => p.hook }),
+    hook: t.field({
+      type: ProjectHook,
+      nullable: true,
+      description: 'The project hook that posts job and pipeline events to this gateway.',
+      resolve: (p) => p.hook,
+    }),
     errors: t.field({ type: [UserError], description: 'Why the mutation was refused; empty on success.', resolve: (p) => p.errors }),
   }),
 });
@@ -105,7 +116,7 @@ builder.mutationField('jobStatusWebhookRegister', (t) =>
     type: JobStatusWebhookRegisterPayload,
     nullable: true,
     description:
-      'Points a project webhook at this gateway\'s receiver (job and pipeline events, with the gateway\'s secret token), so `jobStatusUpdated` gets pushed changes instead of polling. Updates the hook already pointing there, if any (Maintainer role).',
+      "Points a project webhook at this gateway's receiver (job and pipeline events, with the gateway's secret token), so `jobStatusUpdated` gets pushed changes instead of polling. Updates the hook already pointing there, if any (Maintainer role).",
     args: {
       input: t.arg({
         type: builder.inputType('JobStatusWebhookRegisterInput', {
@@ -118,7 +129,8 @@ builder.mutationField('jobStatusWebhookRegister', (t) =>
     },
     resolve: async (_root, { input }, ctx) => {
       const url = ctx.live.receiver.url();
-      if (url === null) return { hook: null, errors: [{ message: 'The gateway does not know its public URL: set PUBLIC_URL.', field: [], code: 'NOT_ALLOWED' as const }] };
+      if (url === null)
+        return { hook: null, errors: [{ message: 'The gateway does not know its public URL: set PUBLIC_URL.', field: [], code: 'NOT_ALLOWED' as const }] };
       const projectId = projectIdFromArg(String(input.projectId), 'projectId');
       const params = { url, token: ctx.live.receiver.secret, job_events: true, pipeline_events: true, push_events: false, enable_ssl_verification: true };
       const { result, errors } = await runMutation(async () => {

@@ -21,8 +21,20 @@ import { knownOrNull } from './project-enums.js';
 import { User } from './user.js';
 
 const JOB_STATUSES = [
-  'created', 'waiting_for_resource', 'preparing', 'waiting_for_callback', 'pending', 'running', 'success', 'failed',
-  'canceling', 'canceled', 'skipped', 'manual', 'scheduled', 'started',
+  'created',
+  'waiting_for_resource',
+  'preparing',
+  'waiting_for_callback',
+  'pending',
+  'running',
+  'success',
+  'failed',
+  'canceling',
+  'canceled',
+  'skipped',
+  'manual',
+  'scheduled',
+  'started',
 ] as const;
 
 const JOB_STATUS_VALUES = {
@@ -86,7 +98,11 @@ const JobRunner = builder.objectRef<RunnerRecord>('JobRunner').implement({
     restId: t.field({ type: 'SafeInt', description: 'Numeric id of the runner.', resolve: (r) => r.id }),
     description: t.string({ nullable: true, description: 'Description of the runner.', resolve: (r) => r.description ?? null }),
     name: t.string({ nullable: true, description: 'Name of the runner.', resolve: (r) => r.name ?? null }),
-    active: t.boolean({ nullable: true, description: 'Indicates the runner takes jobs.', resolve: (r) => r.active ?? (r.paused === undefined ? null : !r.paused) }),
+    active: t.boolean({
+      nullable: true,
+      description: 'Indicates the runner takes jobs.',
+      resolve: (r) => r.active ?? (r.paused === undefined ? null : !r.paused),
+    }),
     isShared: t.boolean({ nullable: true, description: 'Indicates a shared runner.', resolve: (r) => r.is_shared ?? null }),
     runnerType: t.string({ nullable: true, description: 'Type: `instance_type`, `group_type` or `project_type`.', resolve: (r) => r.runner_type ?? null }),
     online: t.boolean({ nullable: true, description: 'Indicates the runner is online.', resolve: (r) => r.online ?? null }),
@@ -98,11 +114,11 @@ export const Pipeline = builder.objectRef<PipelineRefRecord & { project_id: numb
   description: 'A CI pipeline: the jobs run for one commit of a ref.',
   fields: (t) => ({
     restId: t.field({ type: 'SafeInt', description: 'Numeric id of the pipeline.', resolve: (p) => p.id }),
-    projectId: t.field({ type: 'SafeInt', description: 'Numeric id of the pipeline\'s project.', resolve: (p) => p.project_id }),
+    projectId: t.field({ type: 'SafeInt', description: "Numeric id of the pipeline's project.", resolve: (p) => p.project_id }),
     ref: t.exposeString('ref', { description: 'Branch or tag the pipeline ran for.' }),
     sha: t.exposeString('sha', { description: 'Commit SHA the pipeline ran for.' }),
     status: t.field({ type: JobStatus, nullable: true, description: 'Status of the pipeline.', resolve: (p) => knownOrNull(JOB_STATUSES, p.status) }),
-    webUrl: t.string({ nullable: true, description: 'URL of the pipeline\'s page.', resolve: (p) => p.web_url ?? null }),
+    webUrl: t.string({ nullable: true, description: "URL of the pipeline's page.", resolve: (p) => p.web_url ?? null }),
     source: t.string({ nullable: true, description: 'What started the pipeline, e.g. `push`.', resolve: (p) => p.source ?? null }),
     createdAt: t.field({ type: 'DateTime', nullable: true, description: 'Time the pipeline was created.', resolve: (p) => p.created_at ?? null }),
     updatedAt: t.field({ type: 'DateTime', nullable: true, description: 'Time the pipeline last changed.', resolve: (p) => p.updated_at ?? null }),
@@ -132,9 +148,18 @@ builder.node(Job, {
     name: t.exposeString('name', { description: 'Name of the job.' }),
     stage: t.exposeString('stage', { description: 'Stage of the job.' }),
     ref: t.exposeString('ref', { description: 'Branch or tag the job ran for.' }),
-    status: t.field({ type: JobStatus, nullable: true, description: 'Status of the job; null for a status this schema does not know yet.', resolve: (j) => knownOrNull(JOB_STATUSES, j.status) }),
+    status: t.field({
+      type: JobStatus,
+      nullable: true,
+      description: 'Status of the job; null for a status this schema does not know yet.',
+      resolve: (j) => knownOrNull(JOB_STATUSES, j.status),
+    }),
     tag: t.exposeBoolean('tag', { description: 'Indicates the ref is a tag.' }),
-    allowFailure: t.boolean({ nullable: true, description: 'Indicates the pipeline may succeed although this job fails.', resolve: (j) => j.allow_failure ?? null }),
+    allowFailure: t.boolean({
+      nullable: true,
+      description: 'Indicates the pipeline may succeed although this job fails.',
+      resolve: (j) => j.allow_failure ?? null,
+    }),
     coverage: t.float({ nullable: true, description: 'Code coverage the job reported, in percent.', resolve: (j) => j.coverage ?? null }),
     createdAt: t.field({ type: 'DateTime', description: 'Time the job was created.', resolve: (j) => j.created_at }),
     startedAt: t.field({ type: 'DateTime', nullable: true, description: 'Time the job started; null until it does.', resolve: (j) => j.started_at ?? null }),
@@ -142,7 +167,7 @@ builder.node(Job, {
     erasedAt: t.field({ type: 'DateTime', nullable: true, description: 'Time the job was erased.', resolve: (j) => j.erased_at ?? null }),
     duration: t.float({ nullable: true, description: 'Run time in seconds.', resolve: (j) => j.duration ?? null }),
     queuedDuration: t.float({ nullable: true, description: 'Time spent queued, in seconds.', resolve: (j) => j.queued_duration ?? null }),
-    webUrl: t.string({ nullable: true, description: 'URL of the job\'s page.', resolve: (j) => j.web_url ?? null }),
+    webUrl: t.string({ nullable: true, description: "URL of the job's page.", resolve: (j) => j.web_url ?? null }),
     failureReason: t.string({ nullable: true, description: 'Why a failed job failed, e.g. `script_failure`.', resolve: (j) => j.failure_reason ?? null }),
     tagList: t.stringList({ description: 'Runner tags the job asks for.', resolve: (j) => j.tag_list ?? [] }),
     archived: t.boolean({ nullable: true, description: 'Indicates the job is archived (no longer retryable).', resolve: (j) => j.archived ?? null }),
@@ -163,7 +188,13 @@ builder.node(Job, {
       resolve: (j) => (j.pipeline ? { ...j.pipeline, project_id: j.pipeline.project_id ?? j.project_id } : null),
     }),
     user: t.field({ type: User, nullable: true, description: 'User who started the job.', resolve: (j) => j.user ?? null }),
-    project: t.field({ type: Project, nullable: true, complexity: UPSTREAM_CALL, description: 'Project of the job.', resolve: (j, _args, ctx) => ctx.gitlab.loaders.project(j.project_id) }),
+    project: t.field({
+      type: Project,
+      nullable: true,
+      complexity: UPSTREAM_CALL,
+      description: 'Project of the job.',
+      resolve: (j, _args, ctx) => ctx.gitlab.loaders.project(j.project_id),
+    }),
     downloadUrl: t.string({
       nullable: true,
       description: 'Download URL that GitLab 11 sent in erase and keep responses; current GitLab never sends it, so it is null there.',
@@ -171,11 +202,11 @@ builder.node(Job, {
       resolve: (j) => checked(j.download_url, 'string'),
     }),
     traceUrl: t.string({
-      description: 'Gateway URL streaming the job\'s log (send the same credentials).',
+      description: "Gateway URL streaming the job's log (send the same credentials).",
       resolve: (j) => downloadPath(['projects', j.project_id, 'jobs', j.id, 'trace']),
     }),
     artifactsArchiveUrl: t.string({
-      description: 'Gateway URL streaming the job\'s artifacts archive (send the same credentials).',
+      description: "Gateway URL streaming the job's artifacts archive (send the same credentials).",
       resolve: (j) => downloadPath(['projects', j.project_id, 'jobs', j.id, 'artifacts']),
     }),
     artifactFileUrl: t.string({
@@ -186,7 +217,7 @@ builder.node(Job, {
     trace: t.string({
       complexity: UPSTREAM_CALL,
       nullable: true,
-      description: 'The job\'s log as text, for small logs (up to 1 MiB; use traceUrl beyond); null when the job has none.',
+      description: "The job's log as text, for small logs (up to 1 MiB; use traceUrl beyond); null when the job has none.",
       args: { tailLines: t.arg.int({ description: 'Returns only the last n lines.' }) },
       resolve: async (j, args, ctx) => {
         if (args.tailLines !== null && args.tailLines !== undefined && args.tailLines < 0) {
@@ -220,13 +251,39 @@ export function parseJobId(id: string): [number, number] {
  * (and fails a test in jobs.test.ts).
  */
 export const JOB_RECORD_FIELDS: Readonly<Record<string, readonly (keyof JobRecord)[]>> = {
-  __typename: [], id: [], restId: [], project: [], traceUrl: [], artifactsArchiveUrl: [], artifactFileUrl: [], trace: [],
-  name: ['name'], stage: ['stage'], ref: ['ref'], status: ['status'], tag: ['tag'], allowFailure: ['allow_failure'],
-  coverage: ['coverage'], createdAt: ['created_at'], startedAt: ['started_at'], finishedAt: ['finished_at'],
-  erasedAt: ['erased_at'], duration: ['duration'], queuedDuration: ['queued_duration'], webUrl: ['web_url'],
-  failureReason: ['failure_reason'], tagList: ['tag_list'], archived: ['archived'], artifactsExpireAt: ['artifacts_expire_at'],
-  artifacts: ['artifacts'], artifactsFile: ['artifacts_file'], runner: ['runner'], commit: ['commit'], pipeline: ['pipeline'],
-  user: ['user'], downloadUrl: ['download_url'],
+  __typename: [],
+  id: [],
+  restId: [],
+  project: [],
+  traceUrl: [],
+  artifactsArchiveUrl: [],
+  artifactFileUrl: [],
+  trace: [],
+  name: ['name'],
+  stage: ['stage'],
+  ref: ['ref'],
+  status: ['status'],
+  tag: ['tag'],
+  allowFailure: ['allow_failure'],
+  coverage: ['coverage'],
+  createdAt: ['created_at'],
+  startedAt: ['started_at'],
+  finishedAt: ['finished_at'],
+  erasedAt: ['erased_at'],
+  duration: ['duration'],
+  queuedDuration: ['queued_duration'],
+  webUrl: ['web_url'],
+  failureReason: ['failure_reason'],
+  tagList: ['tag_list'],
+  archived: ['archived'],
+  artifactsExpireAt: ['artifacts_expire_at'],
+  artifacts: ['artifacts'],
+  artifactsFile: ['artifacts_file'],
+  runner: ['runner'],
+  commit: ['commit'],
+  pipeline: ['pipeline'],
+  user: ['user'],
+  downloadUrl: ['download_url'],
 };
 
 /** The record fields a job connection's selection reads; undefined when it selects a field JOB_RECORD_FIELDS does not know. */
@@ -349,10 +406,15 @@ const JobPayload = (name: string, jobDescription: string) =>
 
 const ACTIONS = [
   ['jobCancel', 'cancel', 'Cancels a job.', 'The canceled job.'],
-  ['jobRetry', 'retry', 'Retries a job. Current GitLab creates a new job (with a new id) and returns it.', 'The new job (current GitLab) or the retried job (GitLab 11).'],
+  [
+    'jobRetry',
+    'retry',
+    'Retries a job. Current GitLab creates a new job (with a new id) and returns it.',
+    'The new job (current GitLab) or the retried job (GitLab 11).',
+  ],
   ['jobPlay', 'play', 'Plays a manual job.', 'The played job: PENDING on current GitLab, STARTED on GitLab 11.'],
-  ['jobErase', 'erase', 'Erases a job\'s artifacts and log.', 'The erased job.'],
-  ['jobArtifactsKeep', 'keep', 'Keeps a job\'s artifacts from expiring.', 'The job.'],
+  ['jobErase', 'erase', "Erases a job's artifacts and log.", 'The erased job.'],
+  ['jobArtifactsKeep', 'keep', "Keeps a job's artifacts from expiring.", 'The job.'],
 ] as const;
 
 for (const [name, action, description, jobDescription] of ACTIONS) {
@@ -376,7 +438,7 @@ builder.mutationField('jobArtifactsDelete', (t) =>
   t.field({
     type: JobPayload('JobArtifactsDelete', 'The job after its artifacts were deleted.'),
     nullable: true,
-    description: 'Deletes a job\'s artifacts (Maintainer role).',
+    description: "Deletes a job's artifacts (Maintainer role).",
     args: { input: t.arg({ type: JobIdInput('JobArtifactsDeleteInput'), required: true, description: 'The job.' }) },
     resolve: async (_root, { input }, ctx) => {
       const [projectId, jobId] = jobKeyFromArg(String(input.id));

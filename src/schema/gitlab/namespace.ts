@@ -12,8 +12,13 @@ Namespace.implement({
     path: t.string({ description: 'Path of the namespace, the last segment of its full path.', resolve: (n) => n.path }),
     kind: t.string({ description: 'Kind of the namespace: `user` or `group`.', resolve: (n) => n.kind }),
     fullPath: t.string({ description: 'Full path of the namespace, e.g. `group/subgroup`.', resolve: (n) => n.full_path }),
-    parentId: t.field({ type: 'SafeInt', nullable: true, description: 'Numeric id of the parent group; null for a top-level namespace.', resolve: (n) => n.parent_id ?? null }),
-    avatarUrl: t.string({ nullable: true, description: 'URL of the namespace\'s avatar.', resolve: (n) => n.avatar_url ?? null }),
-    webUrl: t.string({ nullable: true, description: 'URL of the namespace\'s page.', resolve: (n) => n.web_url ?? null }),
+    parentId: t.field({
+      type: 'SafeInt',
+      nullable: true,
+      description: 'Numeric id of the parent group; null for a top-level namespace.',
+      resolve: (n) => n.parent_id ?? null,
+    }),
+    avatarUrl: t.string({ nullable: true, description: "URL of the namespace's avatar.", resolve: (n) => n.avatar_url ?? null }),
+    webUrl: t.string({ nullable: true, description: "URL of the namespace's page.", resolve: (n) => n.web_url ?? null }),
   }),
 });

@@ -14,7 +14,12 @@ export const ProjectAccess = builder.objectRef<AccessRecord>('ProjectAccess').im
   description: 'An access grant of the caller to a project, directly or through its group.',
   fields: (t) => ({
     accessLevel: t.int({ description: 'Numeric access level (10 guest, 20 reporter, 30 developer, 40 maintainer, 50 owner).', resolve: (a) => a.access_level }),
-    role: t.field({ type: AccessLevel, nullable: true, description: 'The access level as a role; null for a level this schema does not name.', resolve: (a) => accessLevelOrNull(a.access_level) }),
+    role: t.field({
+      type: AccessLevel,
+      nullable: true,
+      description: 'The access level as a role; null for a level this schema does not name.',
+      resolve: (a) => accessLevelOrNull(a.access_level),
+    }),
     notificationLevel: t.int({ nullable: true, description: 'Numeric notification level of the grant.', resolve: (a) => a.notification_level ?? null }),
   }),
 });
@@ -22,8 +27,18 @@ export const ProjectAccess = builder.objectRef<AccessRecord>('ProjectAccess').im
 export const ProjectPermissions = builder.objectRef<PermissionsRecord>('ProjectPermissions').implement({
   description: 'What the caller may do in a project.',
   fields: (t) => ({
-    projectAccess: t.field({ type: ProjectAccess, nullable: true, description: 'Access the caller has as a member of the project.', resolve: (p) => p.project_access ?? null }),
-    groupAccess: t.field({ type: ProjectAccess, nullable: true, description: 'Access the caller has through the project\'s group.', resolve: (p) => p.group_access ?? null }),
+    projectAccess: t.field({
+      type: ProjectAccess,
+      nullable: true,
+      description: 'Access the caller has as a member of the project.',
+      resolve: (p) => p.project_access ?? null,
+    }),
+    groupAccess: t.field({
+      type: ProjectAccess,
+      nullable: true,
+      description: "Access the caller has through the project's group.",
+      resolve: (p) => p.group_access ?? null,
+    }),
   }),
 });
 
@@ -34,7 +49,12 @@ export const SharedGroup = builder.objectRef<SharedGroupRecord>('SharedGroup').i
     groupName: t.string({ description: 'Name of the group.', resolve: (g) => g.group_name }),
     groupFullPath: t.string({ description: 'Full path of the group.', resolve: (g) => g.group_full_path }),
     groupAccessLevel: t.int({ description: 'Numeric access level the group has to the project.', resolve: (g) => g.group_access_level }),
-    groupRole: t.field({ type: AccessLevel, nullable: true, description: 'The group\'s access level as a role.', resolve: (g) => accessLevelOrNull(g.group_access_level) }),
+    groupRole: t.field({
+      type: AccessLevel,
+      nullable: true,
+      description: "The group's access level as a role.",
+      resolve: (g) => accessLevelOrNull(g.group_access_level),
+    }),
     expiresAt: t.string({ nullable: true, description: 'Date (YYYY-MM-DD) the share expires; null when it does not.', resolve: (g) => g.expires_at ?? null }),
   }),
 });
@@ -55,13 +75,13 @@ export const ProjectStatistics = builder.objectRef<StatisticsRecord>('ProjectSta
 });
 
 export const ProjectLicense = builder.objectRef<LicenseRecord>('ProjectLicense').implement({
-  description: 'The license GitLab detected in a project\'s repository.',
+  description: "The license GitLab detected in a project's repository.",
   fields: (t) => ({
     key: t.string({ description: 'Key of the license, e.g. `mit`.', resolve: (l) => l.key }),
     name: t.string({ description: 'Full name of the license.', resolve: (l) => l.name }),
     nickname: t.string({ nullable: true, description: 'Short name of the license, when it has one.', resolve: (l) => l.nickname ?? null }),
     htmlUrl: t.string({ nullable: true, description: 'URL of a page describing the license.', resolve: (l) => l.html_url ?? null }),
-    sourceUrl: t.string({ nullable: true, description: 'URL of the license\'s text.', resolve: (l) => l.source_url ?? null }),
+    sourceUrl: t.string({ nullable: true, description: "URL of the license's text.", resolve: (l) => l.source_url ?? null }),
   }),
 });
 
@@ -69,12 +89,16 @@ export const ProjectLinks = builder.objectRef<ProjectLinksRecord>('ProjectLinks'
   description: 'REST API URLs of a project and its sub-resources.',
   fields: (t) => ({
     self: t.string({ description: 'REST URL of the project.', resolve: (l) => l.self }),
-    issues: t.string({ nullable: true, description: 'REST URL of the project\'s issues; null when issues are disabled.', resolve: (l) => l.issues ?? null }),
-    mergeRequests: t.string({ nullable: true, description: 'REST URL of the project\'s merge requests; null when they are disabled.', resolve: (l) => l.merge_requests ?? null }),
-    repoBranches: t.string({ description: 'REST URL of the project\'s branches.', resolve: (l) => l.repo_branches }),
-    labels: t.string({ description: 'REST URL of the project\'s labels.', resolve: (l) => l.labels }),
-    events: t.string({ description: 'REST URL of the project\'s events.', resolve: (l) => l.events }),
-    members: t.string({ description: 'REST URL of the project\'s members.', resolve: (l) => l.members }),
+    issues: t.string({ nullable: true, description: "REST URL of the project's issues; null when issues are disabled.", resolve: (l) => l.issues ?? null }),
+    mergeRequests: t.string({
+      nullable: true,
+      description: "REST URL of the project's merge requests; null when they are disabled.",
+      resolve: (l) => l.merge_requests ?? null,
+    }),
+    repoBranches: t.string({ description: "REST URL of the project's branches.", resolve: (l) => l.repo_branches }),
+    labels: t.string({ description: "REST URL of the project's labels.", resolve: (l) => l.labels }),
+    events: t.string({ description: "REST URL of the project's events.", resolve: (l) => l.events }),
+    members: t.string({ description: "REST URL of the project's members.", resolve: (l) => l.members }),
   }),
 });
 
@@ -84,7 +108,7 @@ export interface LanguageShareShape {
 }
 
 export const LanguageShare = builder.objectRef<LanguageShareShape>('LanguageShare').implement({
-  description: 'The share of a programming language in a project\'s repository.',
+  description: "The share of a programming language in a project's repository.",
   fields: (t) => ({
     name: t.exposeString('name', { description: 'Name of the language.' }),
     percentage: t.exposeFloat('percentage', { description: 'Share of the language in percent.' }),

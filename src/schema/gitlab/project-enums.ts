@@ -14,7 +14,10 @@ export const MergeMethod = builder.enumType('MergeMethod', {
   description: 'How merge requests of a project are merged.',
   values: {
     MERGE: { value: 'merge', description: 'A merge commit is created for every merge; merging is allowed when there are no conflicts.' },
-    REBASE_MERGE: { value: 'rebase_merge', description: 'A merge commit is created for every merge, but merging is allowed only if a fast-forward is possible.' },
+    REBASE_MERGE: {
+      value: 'rebase_merge',
+      description: 'A merge commit is created for every merge, but merging is allowed only if a fast-forward is possible.',
+    },
     FF: { value: 'ff', description: 'No merge commits; merging is allowed only if the branch can be fast-forwarded.' },
   } as const,
 });

@@ -63,14 +63,13 @@ const ProjectUpdateInput = builder.inputType('ProjectUpdateInput', {
   fields: (t) => ({ id: projectIdField(t), ...projectWriteFields(t, 'E') }),
 });
 
-const ProjectIdInput = (name: string, description: string) =>
-  builder.inputType(name, { description, fields: (t) => ({ id: projectIdField(t) }) });
+const ProjectIdInput = (name: string, description: string) => builder.inputType(name, { description, fields: (t) => ({ id: projectIdField(t) }) });
 
 builder.mutationFields((t) => ({
   projectCreate: t.field({
     type: projectPayload('ProjectCreate', 'Result of projectCreate.'),
     nullable: true,
-    description: 'Creates a project in the caller\'s namespace or in `namespaceId`.',
+    description: "Creates a project in the caller's namespace or in `namespaceId`.",
     args: { input: t.arg({ type: ProjectCreateInput, required: true, description: 'The new project.' }) },
     resolve: async (_root, { input }, ctx) => {
       const { params, files } = toWriteParams(input, 'C');
@@ -93,7 +92,7 @@ builder.mutationFields((t) => ({
   projectUpdate: t.field({
     type: projectPayload('ProjectUpdate', 'Result of projectUpdate.'),
     nullable: true,
-    description: 'Changes a project\'s settings.',
+    description: "Changes a project's settings.",
     args: { input: t.arg({ type: ProjectUpdateInput, required: true, description: 'The project and its changes.' }) },
     resolve: (_root, { input }, ctx) => {
       const { params, files } = toWriteParams(input, 'E');
@@ -121,9 +120,7 @@ builder.mutationFields((t) => ({
       }),
     },
     resolve: async (_root, { input }, ctx) => {
-      const { errors } = await runMutation(() =>
-        ctx.gitlab.client.deleteProject(projectIdFromArg(String(input.id)), input.ifUnmodifiedSince ?? undefined),
-      );
+      const { errors } = await runMutation(() => ctx.gitlab.client.deleteProject(projectIdFromArg(String(input.id)), input.ifUnmodifiedSince ?? undefined));
       return { project: null, errors };
     },
   }),
@@ -143,7 +140,13 @@ for (const [name, archived] of [
       description: archived
         ? 'Archives a project, making it read-only (owners and admins; archiving an archived project changes nothing).'
         : 'Unarchives a project (owners and admins; unarchiving an active project changes nothing).',
-      args: { input: t.arg({ type: ProjectIdInput(`${Name}Input`, `The project to ${archived ? 'archive' : 'unarchive'}.`), required: true, description: 'The project.' }) },
+      args: {
+        input: t.arg({
+          type: ProjectIdInput(`${Name}Input`, `The project to ${archived ? 'archive' : 'unarchive'}.`),
+          required: true,
+          description: 'The project.',
+        }),
+      },
       resolve: (_root, { input }, ctx) => projectResult(() => ctx.gitlab.client.setArchived(projectIdFromArg(String(input.id)), archived)),
     }),
   );
@@ -155,7 +158,9 @@ const StarPayload = (name: string, starred: boolean) =>
     fields: (t) => ({
       project: t.field({ type: Project, nullable: true, description: 'The project after the mutation.', resolve: (p) => p.project }),
       changed: t.boolean({
-        description: starred ? 'Indicates the star was added; false when the caller had already starred the project.' : 'Indicates the star was removed; false when the caller had not starred the project.',
+        description: starred
+          ? 'Indicates the star was added; false when the caller had already starred the project.'
+          : 'Indicates the star was removed; false when the caller had not starred the project.',
         resolve: (p) => p.changed ?? false,
       }),
       errors: t.field({ type: [UserError], description: 'Why the mutation refused its input; empty on success.', resolve: (p) => p.errors }),
@@ -171,7 +176,9 @@ for (const [name, starred] of [
     t.field({
       type: StarPayload(Name, starred),
       nullable: true,
-      description: starred ? 'Stars a project for the caller; starring a starred project is not an error.' : 'Removes the caller\'s star; unstarring an unstarred project is not an error.',
+      description: starred
+        ? 'Stars a project for the caller; starring a starred project is not an error.'
+        : "Removes the caller's star; unstarring an unstarred project is not an error.",
       args: { input: t.arg({ type: ProjectIdInput(`${Name}Input`, 'The project.'), required: true, description: 'The project.' }) },
       resolve: async (_root, { input }, ctx) => {
         const id = projectIdFromArg(String(input.id));
@@ -192,16 +199,20 @@ const ProjectForkInput = builder.inputType('ProjectForkInput', {
     id: projectIdField(t),
     namespaceId: t.field({ type: 'SafeInt', description: 'Numeric id of the namespace to fork into.' }),
     namespacePath: t.string({ description: 'Full path of the namespace to fork into.' }),
-    path: t.string({ description: 'Path of the fork; defaults to the project\'s.' }),
-    name: t.string({ description: 'Name of the fork; defaults to the project\'s.' }),
+    path: t.string({ description: "Path of the fork; defaults to the project's." }),
+    name: t.string({ description: "Name of the fork; defaults to the project's." }),
   }),
 });
 
 builder.mutationFields((t) => ({
   projectFork: t.field({
-    type: projectPayload('ProjectFork', 'Result of projectFork.', 'The new project. Forking is asynchronous: its `importStatus` reads `finished` when the fork is complete.'),
+    type: projectPayload(
+      'ProjectFork',
+      'Result of projectFork.',
+      'The new project. Forking is asynchronous: its `importStatus` reads `finished` when the fork is complete.',
+    ),
     nullable: true,
-    description: 'Forks a project. GitLab answers at once; watch the new project\'s `importStatus` (or subscribe) to learn when the fork is complete.',
+    description: "Forks a project. GitLab answers at once; watch the new project's `importStatus` (or subscribe) to learn when the fork is complete.",
     args: { input: t.arg({ type: ProjectForkInput, required: true, description: 'The project and the target namespace.' }) },
     resolve: (_root, { input }, ctx) => {
       const given = [input.namespaceId, input.namespacePath].filter((v) => v !== null && v !== undefined);
@@ -248,7 +259,7 @@ builder.mutationFields((t) => ({
   projectForkRelationDelete: t.field({
     type: projectPayload('ProjectForkRelationDelete', 'Result of projectForkRelationDelete.'),
     nullable: true,
-    description: 'Removes a project\'s fork relation (owners and admins).',
+    description: "Removes a project's fork relation (owners and admins).",
     args: { input: t.arg({ type: ProjectIdInput('ProjectForkRelationDeleteInput', 'The fork.'), required: true, description: 'The fork.' }) },
     resolve: (_root, { input }, ctx) => {
       const id = projectIdFromArg(String(input.id));
@@ -332,7 +343,7 @@ builder.mutationFields((t) => ({
   projectHousekeeping: t.field({
     type: projectPayload('ProjectHousekeeping', 'Result of projectHousekeeping.'),
     nullable: true,
-    description: 'Starts the housekeeping task of a project\'s repository.',
+    description: "Starts the housekeeping task of a project's repository.",
     args: { input: t.arg({ type: ProjectIdInput('ProjectHousekeepingInput', 'The project.'), required: true, description: 'The project.' }) },
     resolve: (_root, { input }, ctx) => {
       const id = projectIdFromArg(String(input.id));
@@ -362,7 +373,7 @@ const ProjectUpload = builder.objectRef<UploadRecord>('ProjectUpload').implement
   description: 'A file uploaded to a project, ready to link from issues, merge requests or comments.',
   fields: (t) => ({
     alt: t.exposeString('alt', { description: 'Alternative text of the file (its name without extension).' }),
-    url: t.exposeString('url', { description: 'URL of the file, relative to the project\'s web URL.' }),
+    url: t.exposeString('url', { description: "URL of the file, relative to the project's web URL." }),
     markdown: t.exposeString('markdown', { description: 'A ready-made markdown link to the file.' }),
     fullPath: t.string({ nullable: true, description: 'Path of the file from the server root (current GitLab only).', resolve: (u) => u.full_path ?? null }),
   }),

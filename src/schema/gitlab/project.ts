@@ -19,14 +19,7 @@ import { resolveConnection } from '../pagination.js';
 import { fieldsOnNodes, selects } from '../selection.js';
 import { checked, checkedStrings } from '../upstream-values.js';
 import { Namespace } from './namespace.js';
-import {
-  LanguageShare,
-  ProjectLicense,
-  ProjectLinks,
-  ProjectPermissions,
-  ProjectStatistics,
-  SharedGroup,
-} from './project-details.js';
+import { LanguageShare, ProjectLicense, ProjectLinks, ProjectPermissions, ProjectStatistics, SharedGroup } from './project-details.js';
 import { knownOrNull, MergeMethod, ProjectVisibility } from './project-enums.js';
 import { projectFilterArgs, toRestFilters, type ProjectFilterArgs } from './project-filters.js';
 import { User, UserConnection } from './user.js';
@@ -102,9 +95,15 @@ builder.node(Project, {
     return {
       restId: t.field({ type: 'SafeInt', description: 'Numeric id of the project in the GitLab REST API.', resolve: (p) => p.id }),
       name: t.string({ description: 'Name of the project.', resolve: (p) => checked(p.name, 'string') ?? '' }),
-      nameWithNamespace: t.string({ description: 'Name of the project with its namespace, e.g. `Group / Project`.', resolve: (p) => checked(p.name_with_namespace, 'string') ?? '' }),
+      nameWithNamespace: t.string({
+        description: 'Name of the project with its namespace, e.g. `Group / Project`.',
+        resolve: (p) => checked(p.name_with_namespace, 'string') ?? '',
+      }),
       path: t.string({ description: 'Path of the project, the last segment of its full path.', resolve: (p) => checked(p.path, 'string') ?? '' }),
-      pathWithNamespace: t.string({ description: 'Full path of the project, e.g. `group/project`.', resolve: (p) => checked(p.path_with_namespace, 'string') ?? '' }),
+      pathWithNamespace: t.string({
+        description: 'Full path of the project, e.g. `group/project`.',
+        resolve: (p) => checked(p.path_with_namespace, 'string') ?? '',
+      }),
       description: text('description', 'Description of the project.'),
       defaultBranch: text('default_branch', 'Default branch of the repository.'),
       visibility: t.field({
@@ -115,9 +114,9 @@ builder.node(Project, {
       }),
       sshUrlToRepo: text('ssh_url_to_repo', 'URL to clone the repository over SSH.'),
       httpUrlToRepo: text('http_url_to_repo', 'URL to clone the repository over HTTP.'),
-      webUrl: text('web_url', 'URL of the project\'s page.'),
+      webUrl: text('web_url', "URL of the project's page."),
       readmeUrl: text('readme_url', 'URL of the README of the default branch.'),
-      avatarUrl: text('avatar_url', 'URL of the project\'s avatar.'),
+      avatarUrl: text('avatar_url', "URL of the project's avatar."),
       tagList: t.stringList({
         description: 'Tags of the project (called topics since GitLab 14).',
         resolve: (p) => checkedStrings(p.tag_list ?? p.topics) ?? [],
@@ -131,16 +130,23 @@ builder.node(Project, {
       openIssuesCount: count('open_issues_count', 'Number of open issues.'),
       approvalsBeforeMerge: count('approvals_before_merge', 'Number of approvals a merge request needs.'),
       creatorId: restId('creator_id', 'Numeric id of the user who created the project.'),
-      importStatus: text('import_status', 'Status of an import or fork: `none`, `scheduled`, `started`, `finished` or `failed`. A fork is complete when it reads `finished` or `none`.'),
+      importStatus: text(
+        'import_status',
+        'Status of an import or fork: `none`, `scheduled`, `started`, `finished` or `failed`. A fork is complete when it reads `finished` or `none`.',
+      ),
       importError: text('import_error', 'Error of a failed import.'),
       licenseUrl: t.string({
         complexity: UPSTREAM_CALL,
         nullable: true,
-        description: 'URL of the license file in the repository. GitLab sends it only to a single-project read with `license=true`, so from a list it costs one call per project.',
+        description:
+          'URL of the license file in the repository. GitLab sends it only to a single-project read with `license=true`, so from a list it costs one call per project.',
         resolve: async (p, _args, ctx) => checked(await projectValue(p, 'license_url', ctx, { license: true }), 'string'),
       }),
       repositoryStorage: text('repository_storage', 'Storage shard holding the repository (admins only).'),
-      runnersToken: text('runners_token', 'Registration token for the project\'s runners. A secret: GitLab returns it to maintainers and admins only, and it is never cached or logged.'),
+      runnersToken: text(
+        'runners_token',
+        "Registration token for the project's runners. A secret: GitLab returns it to maintainers and admins only, and it is never cached or logged.",
+      ),
       mergeMethod: t.field({
         type: MergeMethod,
         nullable: true,
@@ -149,7 +155,10 @@ builder.node(Project, {
       }),
       archived: flag('archived', 'Indicates the project is archived (read-only).'),
       emptyRepo: flag('empty_repo', 'Indicates the repository has no commits yet.'),
-      ciConfigPath: text('ci_config_path', 'Path of the CI configuration file; empty for the default `.gitlab-ci.yml`. Shown to callers who can read the code.'),
+      ciConfigPath: text(
+        'ci_config_path',
+        'Path of the CI configuration file; empty for the default `.gitlab-ci.yml`. Shown to callers who can read the code.',
+      ),
       lfsEnabled: flag('lfs_enabled', 'Indicates Git LFS is enabled.'),
       packagesEnabled: flag('packages_enabled', 'Indicates the package registry is enabled.'),
       importUrl: t.string({
@@ -157,12 +166,18 @@ builder.node(Project, {
         description: 'URL the repository was imported or is mirrored from, without any credentials it holds (Maintainer role).',
         resolve: async (p, _args, ctx) => withoutCredentials(checked(await projectValue(p, 'import_url', ctx), 'string')),
       }),
-      externalAuthorizationClassificationLabel: text('external_authorization_classification_label', 'Classification label for external authorization (paid tier).'),
+      externalAuthorizationClassificationLabel: text(
+        'external_authorization_classification_label',
+        'Classification label for external authorization (paid tier).',
+      ),
       mirror: flag('mirror', 'Indicates the project pulls from a mirror (paid tier).'),
       mirrorTriggerBuilds: flag('mirror_trigger_builds', 'Indicates mirror updates run pipelines (paid tier; mirrors only).'),
       mirrorUserId: restId('mirror_user_id', 'Numeric id of the user mirror updates are made as (paid tier; mirrors only).'),
       onlyMirrorProtectedBranches: flag('only_mirror_protected_branches', 'Indicates only protected branches are mirrored (paid tier; mirrors only).'),
-      mirrorOverwritesDivergedBranches: flag('mirror_overwrites_diverged_branches', 'Indicates mirroring overwrites diverged branches (paid tier; mirrors only).'),
+      mirrorOverwritesDivergedBranches: flag(
+        'mirror_overwrites_diverged_branches',
+        'Indicates mirroring overwrites diverged branches (paid tier; mirrors only).',
+      ),
       issuesEnabled: flag('issues_enabled', 'Indicates issues are enabled.'),
       mergeRequestsEnabled: flag('merge_requests_enabled', 'Indicates merge requests are enabled.'),
       jobsEnabled: flag('jobs_enabled', 'Indicates CI jobs are enabled.'),
@@ -170,10 +185,13 @@ builder.node(Project, {
       snippetsEnabled: flag('snippets_enabled', 'Indicates snippets are enabled.'),
       resolveOutdatedDiffDiscussions: flag('resolve_outdated_diff_discussions', 'Indicates discussions on outdated diff lines are resolved automatically.'),
       containerRegistryEnabled: flag('container_registry_enabled', 'Indicates the container registry is enabled.'),
-      sharedRunnersEnabled: flag('shared_runners_enabled', 'Indicates shared runners run the project\'s jobs.'),
+      sharedRunnersEnabled: flag('shared_runners_enabled', "Indicates shared runners run the project's jobs."),
       publicJobs: flag('public_jobs', 'Indicates CI jobs are visible to non-members.'),
       onlyAllowMergeIfPipelineSucceeds: flag('only_allow_merge_if_pipeline_succeeds', 'Indicates merge requests merge only after a successful pipeline.'),
-      onlyAllowMergeIfAllDiscussionsAreResolved: flag('only_allow_merge_if_all_discussions_are_resolved', 'Indicates merge requests merge only when all discussions are resolved.'),
+      onlyAllowMergeIfAllDiscussionsAreResolved: flag(
+        'only_allow_merge_if_all_discussions_are_resolved',
+        'Indicates merge requests merge only when all discussions are resolved.',
+      ),
       printingMergeRequestLinkEnabled: t.boolean({
         nullable: true,
         description: 'Indicates a link to create or view a merge request is printed on push.',
@@ -212,7 +230,8 @@ builder.node(Project, {
         type: ProjectStatistics,
         nullable: true,
         description: 'Storage statistics of the project; null when GitLab does not show them to the caller.',
-        resolve: async (p, _args, ctx) => checked(await projectValue(p, 'statistics', ctx, { statistics: true }), 'object') as ProjectRecord['statistics'] | null,
+        resolve: async (p, _args, ctx) =>
+          checked(await projectValue(p, 'statistics', ctx, { statistics: true }), 'object') as ProjectRecord['statistics'] | null,
       }),
       license: t.field({
         complexity: UPSTREAM_CALL,
@@ -231,7 +250,8 @@ builder.node(Project, {
         complexity: UPSTREAM_CALL,
         type: Project,
         nullable: true,
-        description: 'Project this one was forked from; null when it is not a fork or the caller is anonymous. Fields GitLab embeds in the fork cost no call; any other field loads the parent once per request.',
+        description:
+          'Project this one was forked from; null when it is not a fork or the caller is anonymous. Fields GitLab embeds in the fork cost no call; any other field loads the parent once per request.',
         resolve: (p, _args, ctx) => {
           if (p.forked_from_project) return p.forked_from_project;
           const parent = ctx.gitlab.loaders.forkParentOf(p);
@@ -270,7 +290,8 @@ builder.node(Project, {
           args: { search: t.arg.string({ description: 'Returns users whose name or username matches.' }) },
           resolve: (p, args, ctx) =>
             resolveConnection(args, ctx.defaultPageSize, (page, perPage) =>
-              ctx.gitlab.client.listProjectUsers(p.id, args.search ?? undefined, { page, perPage })),
+              ctx.gitlab.client.listProjectUsers(p.id, args.search ?? undefined, { page, perPage }),
+            ),
         },
         UserConnection,
       ),
@@ -288,11 +309,38 @@ export const ProjectConnection = builder.connectionObject(
  * answer: the fields that form holds, and those that need only the id.
  */
 const SIMPLE_FORM_FIELDS: ReadonlySet<string> = new Set([
-  '__typename', 'id', 'restId', 'name', 'nameWithNamespace', 'description', 'path', 'pathWithNamespace', 'createdAt',
-  'defaultBranch', 'tagList', 'topics', 'sshUrlToRepo', 'httpUrlToRepo', 'webUrl', 'readmeUrl', 'avatarUrl', 'starCount',
-  'forksCount', 'lastActivityAt', 'namespace',
-  'jobs', 'pipelineJobs', 'job', 'hooks', 'pushRule', 'languages', 'users', 'forks',
-  'latestArtifactsArchiveUrl', 'latestArtifactFileUrl', 'snapshotUrl',
+  '__typename',
+  'id',
+  'restId',
+  'name',
+  'nameWithNamespace',
+  'description',
+  'path',
+  'pathWithNamespace',
+  'createdAt',
+  'defaultBranch',
+  'tagList',
+  'topics',
+  'sshUrlToRepo',
+  'httpUrlToRepo',
+  'webUrl',
+  'readmeUrl',
+  'avatarUrl',
+  'starCount',
+  'forksCount',
+  'lastActivityAt',
+  'namespace',
+  'jobs',
+  'pipelineJobs',
+  'job',
+  'hooks',
+  'pushRule',
+  'languages',
+  'users',
+  'forks',
+  'latestArtifactsArchiveUrl',
+  'latestArtifactFileUrl',
+  'snapshotUrl',
 ]);
 
 /**
@@ -351,7 +399,10 @@ builder.queryFields((t) => ({
       // GitLab's full paths are at most 255 characters: a longer one is refused before any call.
       if (typeof args.fullPath === 'string' && args.fullPath.length > 255) throw new InputError('"fullPath" is longer than 255 characters.', ['fullPath']);
       const key = args.id !== null && args.id !== undefined ? projectIdFromArg(String(args.id)) : String(args.fullPath);
-      return ctx.gitlab.loaders.project(key, { statistics: selects(info, ['statistics']), license: selects(info, ['license']) || selects(info, ['licenseUrl']) });
+      return ctx.gitlab.loaders.project(key, {
+        statistics: selects(info, ['statistics']),
+        license: selects(info, ['license']) || selects(info, ['licenseUrl']),
+      });
     },
   }),
   projects: t.connection(
@@ -363,8 +414,7 @@ builder.queryFields((t) => ({
         wikiChecksumFailed: t.arg.boolean({ description: 'Limits to projects whose wiki checksum failed (premium tier).' }),
         repositoryChecksumFailed: t.arg.boolean({ description: 'Limits to projects whose repository checksum failed (premium tier).' }),
       },
-      resolve: (_root, args, ctx, info) =>
-        listProjects(ctx, args, info, (query, page) => ctx.gitlab.client.listProjects(query, page)),
+      resolve: (_root, args, ctx, info) => listProjects(ctx, args, info, (query, page) => ctx.gitlab.client.listProjects(query, page)),
     },
     ProjectConnection,
   ),
@@ -376,9 +426,7 @@ builder.queryFields((t) => ({
         user: t.arg.string({ required: true, description: 'Numeric id or username of the user.' }),
         ...projectFilterArgs(t.arg, { programmingLanguage: true }),
       },
-      resolve: (_root, args, ctx, info) =>
-        listProjects(ctx, args, info, (query, page) =>
-          ctx.gitlab.client.listUserProjects(args.user, query, page)),
+      resolve: (_root, args, ctx, info) => listProjects(ctx, args, info, (query, page) => ctx.gitlab.client.listUserProjects(args.user, query, page)),
     },
     ProjectConnection,
   ),

@@ -30,10 +30,25 @@ export const PushRule = builder.objectRef<PushRuleRecord>('PushRule').implement(
     restId: t.field({ type: 'SafeInt', description: 'Numeric id of the push rule.', resolve: (r) => r.id }),
     projectId: t.field({ type: 'SafeInt', description: 'Numeric id of the project.', resolve: (r) => r.project_id }),
     createdAt: t.field({ type: 'DateTime', description: 'Time the rule was created.', resolve: (r) => r.created_at }),
-    maxFileSize: t.int({ nullable: true, description: 'Largest file a push may hold, in MB (0: no limit).', resolve: (r) => checked(r.max_file_size, 'number') }),
+    maxFileSize: t.int({
+      nullable: true,
+      description: 'Largest file a push may hold, in MB (0: no limit).',
+      resolve: (r) => checked(r.max_file_size, 'number'),
+    }),
     // GitLab sends "" for a rule that was set empty and null for one never set: both kept as sent.
-    ...Object.fromEntries(TEXT.map(([key, field, description]) => [field, t.string({ nullable: true, description: `${description} Empty when set empty, null when never set.`, resolve: (r: PushRuleRecord) => checked(r[key], 'string') })])),
-    ...Object.fromEntries(FLAGS.map(([key, field, description]) => [field, t.boolean({ nullable: true, description, resolve: (r: PushRuleRecord) => checked(r[key], 'boolean') })])),
+    ...Object.fromEntries(
+      TEXT.map(([key, field, description]) => [
+        field,
+        t.string({
+          nullable: true,
+          description: `${description} Empty when set empty, null when never set.`,
+          resolve: (r: PushRuleRecord) => checked(r[key], 'string'),
+        }),
+      ]),
+    ),
+    ...Object.fromEntries(
+      FLAGS.map(([key, field, description]) => [field, t.boolean({ nullable: true, description, resolve: (r: PushRuleRecord) => checked(r[key], 'boolean') })]),
+    ),
   }),
 });
 
@@ -56,7 +71,12 @@ const PushRulePayload = (name: string) =>
   builder.objectRef<PushRulePayloadShape>(`${name}Payload`).implement({
     description: `Result of ${name[0]?.toLowerCase()}${name.slice(1)}.`,
     fields: (t) => ({
-      pushRule: t.field({ type: PushRule, nullable: true, description: 'The push rule after the mutation; null after a delete or a failure.', resolve: (p) => p.pushRule }),
+      pushRule: t.field({
+        type: PushRule,
+        nullable: true,
+        description: 'The push rule after the mutation; null after a delete or a failure.',
+        resolve: (p) => p.pushRule,
+      }),
       errors: t.field({ type: [UserError], description: 'Why the mutation was refused; empty on success.', resolve: (p) => p.errors }),
     }),
   });
@@ -85,10 +105,10 @@ for (const [name, create] of [
     t.field({
       type: PushRulePayload(Name),
       nullable: true,
-      description: create ? 'Adds a push rule to a project.' : 'Changes a project\'s push rule; fields left out stay as they are.',
+      description: create ? 'Adds a push rule to a project.' : "Changes a project's push rule; fields left out stay as they are.",
       args: {
         input: t.arg({
-          type: builder.inputType(`${Name}Input`, { description: 'The project and the rule\'s settings.', fields: ruleFields }),
+          type: builder.inputType(`${Name}Input`, { description: "The project and the rule's settings.", fields: ruleFields }),
           required: true,
           description: 'The rule.',
         }),
@@ -107,7 +127,7 @@ builder.mutationField('projectPushRuleDelete', (t) =>
   t.field({
     type: PushRulePayload('ProjectPushRuleDelete'),
     nullable: true,
-    description: 'Removes a project\'s push rule; removing a rule that is gone is not an error.',
+    description: "Removes a project's push rule; removing a rule that is gone is not an error.",
     args: {
       input: t.arg({
         type: builder.inputType('ProjectPushRuleDeleteInput', {

@@ -11,8 +11,8 @@ User.implement({
     name: t.string({ description: 'Display name of the user.', resolve: (u) => u.name }),
     username: t.string({ nullable: true, description: 'Username of the user.', resolve: (u) => u.username ?? null }),
     state: t.string({ nullable: true, description: 'State of the user account, e.g. `active` or `blocked`.', resolve: (u) => u.state ?? null }),
-    avatarUrl: t.string({ nullable: true, description: 'URL of the user\'s avatar.', resolve: (u) => u.avatar_url ?? null }),
-    webUrl: t.string({ nullable: true, description: 'URL of the user\'s profile page.', resolve: (u) => u.web_url ?? null }),
+    avatarUrl: t.string({ nullable: true, description: "URL of the user's avatar.", resolve: (u) => u.avatar_url ?? null }),
+    webUrl: t.string({ nullable: true, description: "URL of the user's profile page.", resolve: (u) => u.web_url ?? null }),
     createdAt: t.field({ type: 'DateTime', nullable: true, description: 'Time the user was created.', resolve: (u) => u.created_at ?? null }),
   }),
 });

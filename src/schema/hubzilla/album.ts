@@ -40,7 +40,11 @@ export const Photo = builder.objectRef<PhotoModel>('Photo').implement({
     album: t.string({ description: 'Name of the album holding the photo.', resolve: (p) => p.record.album }),
     filename: t.string({ description: 'File name of the photo.', resolve: (p) => p.record.filename }),
     mimetype: t.string({ description: 'Media type of the photo.', resolve: (p) => p.record.mimetype }),
-    usage: t.int({ nullable: true, description: 'Use of the photo (`photo_usage`): 0 normal, others for profile and cover photos.', resolve: (p) => p.record.photo_usage }),
+    usage: t.int({
+      nullable: true,
+      description: 'Use of the photo (`photo_usage`): 0 normal, others for profile and cover photos.',
+      resolve: (p) => p.record.photo_usage,
+    }),
     createdAt: t.field({ type: 'DateTime', nullable: true, description: 'Time the photo was uploaded.', resolve: (p) => p.record.created }),
     editedAt: t.field({ type: 'DateTime', nullable: true, description: 'Time the photo last changed.', resolve: (p) => p.record.edited }),
     allowContacts: t.stringList({ description: 'Hashes of the xchans allowed to see the photo.', resolve: (p) => p.record.allow_cid }),
@@ -52,7 +56,7 @@ export const Photo = builder.objectRef<PhotoModel>('Photo').implement({
     file: t.field({
       type: ChannelFile,
       nullable: true,
-      description: 'The photo\'s file in the channel\'s storage.',
+      description: "The photo's file in the channel's storage.",
       resolve: async (p, _args, ctx) => {
         const record = await channelLoaders(ctx, p.channel).file(p.record.resource_id);
         return record ? { record, channel: p.channel } : null;
@@ -64,15 +68,15 @@ export const Photo = builder.objectRef<PhotoModel>('Photo').implement({
 export const PhotoAlbum = builder.objectRef<AlbumModel>('PhotoAlbum').implement({
   description: 'A photo album of a channel: a folder of its storage holding photos.',
   fields: (t) => ({
-    name: t.string({ description: 'Name of the album (its folder\'s display path).', resolve: (a) => a.record.text }),
+    name: t.string({ description: "Name of the album (its folder's display path).", resolve: (a) => a.record.text }),
     shortName: t.string({ description: 'Name of the album shortened to 28 characters.', resolve: (a) => a.record.shorttext }),
     photoCount: t.int({ description: 'Number of photos in the album.', resolve: (a) => a.record.total }),
     url: t.string({ description: 'URL of the album on the hub.', resolve: (a) => a.record.url }),
-    folderHash: t.string({ description: 'Hash of the album\'s folder (the hub calls it `bin2hex`).', resolve: (a) => a.record.bin2hex }),
+    folderHash: t.string({ description: "Hash of the album's folder (the hub calls it `bin2hex`).", resolve: (a) => a.record.bin2hex }),
     folder: t.field({
       type: ChannelFile,
       nullable: true,
-      description: 'The album\'s folder in the channel\'s storage.',
+      description: "The album's folder in the channel's storage.",
       resolve: async (a, _args, ctx) => {
         const record = a.record.bin2hex ? await channelLoaders(ctx, a.channel).file(a.record.bin2hex) : null;
         return record ? { record, channel: a.channel } : null;

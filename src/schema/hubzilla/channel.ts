@@ -66,7 +66,7 @@ export const ExportSection = builder.enumType('ExportSection', {
 });
 
 builder.objectType(Channel, {
-  description: 'A Hubzilla channel of the caller\'s account: its stream, files, photo albums, privacy groups and connections.',
+  description: "A Hubzilla channel of the caller's account: its stream, files, photo albums, privacy groups and connections.",
   fields: (t) => ({
     nickname: t.string({
       description: 'Nickname of the channel (`channel_address`), e.g. `demo`.',
@@ -96,7 +96,7 @@ builder.objectType(Channel, {
       complexity: UPSTREAM_CALL,
       type: Xchan,
       nullable: true,
-      description: 'The channel\'s own global identity.',
+      description: "The channel's own global identity.",
       resolve: async (c, _args, ctx) => {
         const hash = (await channelLoaders(ctx, c.nickname).info())?.channel_hash;
         return hash ? { hash } : null;
@@ -104,15 +104,15 @@ builder.objectType(Channel, {
     }),
     accountChannels: t.stringList({
       complexity: UPSTREAM_CALL,
-      description: 'Nicknames of every channel of the login\'s account (`channel/list`).',
+      description: "Nicknames of every channel of the login's account (`channel/list`).",
       resolve: (_c, _args, ctx) => ctx.hubzilla.loaders.channelList(),
     }),
     export: t.field({
       complexity: UPSTREAM_CALL,
       type: 'JSON',
       description:
-        'The channel export (`channel/export/basic`) as JSON, with every private key, password hash, salt, secret and token removed at any depth. Without sections, the hub\'s defaults: channel, connections, config, apps.',
-      args: { sections: t.arg({ type: [ExportSection], description: 'Sections to export; the hub\'s defaults when left out.' }) },
+        "The channel export (`channel/export/basic`) as JSON, with every private key, password hash, salt, secret and token removed at any depth. Without sections, the hub's defaults: channel, connections, config, apps.",
+      args: { sections: t.arg({ type: [ExportSection], description: "Sections to export; the hub's defaults when left out." }) },
       resolve: (c, args, ctx) => channelLoaders(ctx, c.nickname).client.exportChannel(args.sections ?? null),
     }),
   }),
@@ -124,8 +124,8 @@ builder.queryFields((t) => ({
     type: Channel,
     nullable: true,
     description:
-      'A Hubzilla channel: the login\'s own (default) channel, or another channel of the same account by nickname; null when the account has no such channel.',
-    args: { nickname: t.arg.string({ description: 'Nickname of a channel of the caller\'s account; the login\'s channel when left out.' }) },
+      "A Hubzilla channel: the login's own (default) channel, or another channel of the same account by nickname; null when the account has no such channel.",
+    args: { nickname: t.arg.string({ description: "Nickname of a channel of the caller's account; the login's channel when left out." }) },
     resolve: async (_root, args, ctx) => {
       if (args.nickname === null || args.nickname === undefined) return { nickname: null };
       let nickname: string;

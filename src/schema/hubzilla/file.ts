@@ -26,7 +26,7 @@ export const MAX_CONTENT_READ = 1024 * 1024;
 export const ChannelFile = builder.objectRef<FileModel>('ChannelFile');
 
 builder.node(ChannelFile, {
-  description: 'A file or folder in a Hubzilla channel\'s cloud storage.',
+  description: "A file or folder in a Hubzilla channel's cloud storage.",
   id: { resolve: (f) => scopedId(f.channel, f.record.hash) },
   loadOne: async (id, ctx) => {
     const { channel, local } = parseScopedId(id);
@@ -43,7 +43,7 @@ builder.node(ChannelFile, {
       contentType: t.string({ description: 'Media type of the file; `multipart/mixed` for a folder.', resolve: (f) => f.record.filetype }),
       size: t.field({ type: 'SafeInt', description: 'Size of the file in bytes (0 for a folder).', resolve: (f) => f.record.filesize }),
       revision: t.int({ nullable: true, description: 'Revision of the file.', resolve: (f) => f.record.revision }),
-      displayPath: t.string({ description: 'Path of the file in the channel\'s storage, e.g. `Documents/notes.txt`.', resolve: (f) => f.record.display_path }),
+      displayPath: t.string({ description: "Path of the file in the channel's storage, e.g. `Documents/notes.txt`.", resolve: (f) => f.record.display_path }),
       folderHash: t.string({ nullable: true, description: 'Hash of the folder holding the file; null at the root.', resolve: (f) => f.record.folder || null }),
       folder: t.field({
         type: ChannelFile,
@@ -57,7 +57,10 @@ builder.node(ChannelFile, {
       }),
       isDirectory: t.boolean({ description: 'Indicates a folder.', resolve: (f) => f.record.is_dir }),
       isPhoto: t.boolean({ description: 'Indicates a photo, also listed in an album.', resolve: (f) => f.record.is_photo }),
-      storedOnDisk: t.boolean({ description: 'Indicates the hub stores the bytes in its file system rather than its database.', resolve: (f) => f.record.os_storage }),
+      storedOnDisk: t.boolean({
+        description: 'Indicates the hub stores the bytes in its file system rather than its database.',
+        resolve: (f) => f.record.os_storage,
+      }),
       flags: t.int({ nullable: true, description: 'Raw attach flags.', resolve: (f) => f.record.flags }),
       createdAt: t.field({ type: 'DateTime', nullable: true, description: 'Time the file was uploaded.', resolve: (f) => f.record.created }),
       editedAt: t.field({ type: 'DateTime', nullable: true, description: 'Time the file last changed.', resolve: (f) => f.record.edited }),

@@ -67,15 +67,14 @@ function itemKey(record: ItemRecord): string {
 export const ChannelItemFlags = builder.objectRef<ItemRecord['flags']>('ChannelItemFlags').implement({
   description: 'The flags of an item. Null where the encoding the hub used does not carry the flag (stream activities carry fewer than item/full).',
   fields: (t) => {
-    const flag = (key: keyof ItemRecord['flags'], description: string) =>
-      t.boolean({ nullable: true, description, resolve: (f) => f[key] });
+    const flag = (key: keyof ItemRecord['flags'], description: string) => t.boolean({ nullable: true, description, resolve: (f) => f[key] });
     return {
       origin: flag('origin', 'Indicates the item was created on this hub.'),
       unseen: flag('unseen', 'Indicates the owner has not seen the item yet.'),
       starred: flag('starred', 'Indicates the owner starred the item.'),
       uplink: flag('uplink', 'Indicates the item was relayed up to the owner.'),
       consensus: flag('consensus', 'Indicates a consensus (voting) item.'),
-      wall: flag('wall', 'Indicates the item is on the channel\'s own wall.'),
+      wall: flag('wall', "Indicates the item is on the channel's own wall."),
       threadTop: flag('thread_top', 'Indicates the top-level item of its thread.'),
       notShown: flag('notshown', 'Indicates the item is not shown in streams.'),
       nsfw: flag('nsfw', 'Indicates adult or sensitive content.'),
@@ -119,31 +118,63 @@ export const ChannelItemTag = builder.objectRef<ItemRecord['tags'][number]>('Cha
 });
 
 builder.node(ChannelItem, {
-  description: 'A post or comment in a Hubzilla channel (an item), as the hub\'s activity object and item record describe it.',
+  description: "A post or comment in a Hubzilla channel (an item), as the hub's activity object and item record describe it.",
   id: { resolve: (i) => scopedId(i.channel, itemKey(i.record)) },
   loadOne: (id, ctx) => loadChannelItem(id, ctx),
   fields: (t) => {
-    const text = (key: keyof ItemRecord, description: string) =>
-      t.string({ description, resolve: (i) => String(i.record[key] ?? '') });
+    const text = (key: keyof ItemRecord, description: string) => t.string({ description, resolve: (i) => String(i.record[key] ?? '') });
     const time = (key: 'created' | 'edited' | 'expires' | 'commented' | 'received' | 'changed' | 'comments_closed', description: string) =>
       t.field({ type: 'DateTime', nullable: true, description, resolve: (i) => i.record[key] });
     const list = (key: 'allow_cid' | 'allow_gid' | 'deny_cid' | 'deny_gid', description: string) =>
-      t.stringList({ nullable: true, description: `${description} Null where the hub does not report it (stream items; item/full and item/update do).`, resolve: (i) => i.record[key] });
+      t.stringList({
+        nullable: true,
+        description: `${description} Null where the hub does not report it (stream items; item/full and item/update do).`,
+        resolve: (i) => i.record[key],
+      });
     const json = (key: 'object' | 'target', description: string) =>
-      t.string({ nullable: true, description, resolve: (i) => (i.record[key] === null || i.record[key] === undefined ? null : typeof i.record[key] === 'string' ? (i.record[key] as string) : JSON.stringify(i.record[key])) });
+      t.string({
+        nullable: true,
+        description,
+        resolve: (i) =>
+          i.record[key] === null || i.record[key] === undefined
+            ? null
+            : typeof i.record[key] === 'string'
+              ? (i.record[key] as string)
+              : JSON.stringify(i.record[key]),
+      });
     return {
-      restId: t.field({ type: 'SafeInt', nullable: true, description: 'Numeric id of the item on this hub; only item/full and item/update report it, streams do not.', resolve: (i) => i.record.id }),
-      parentRestId: t.field({ type: 'SafeInt', nullable: true, description: 'Numeric id of the thread\'s top item; only item/full and item/update report it.', resolve: (i) => i.record.parent }),
-      channelRestId: t.field({ type: 'SafeInt', nullable: true, description: 'Numeric id of the channel holding the item (`uid`), where reported.', resolve: (i) => i.record.uid }),
-      accountRestId: t.field({ type: 'SafeInt', nullable: true, description: 'Numeric id of the account holding the item (`aid`), where reported.', resolve: (i) => i.record.aid }),
+      restId: t.field({
+        type: 'SafeInt',
+        nullable: true,
+        description: 'Numeric id of the item on this hub; only item/full and item/update report it, streams do not.',
+        resolve: (i) => i.record.id,
+      }),
+      parentRestId: t.field({
+        type: 'SafeInt',
+        nullable: true,
+        description: "Numeric id of the thread's top item; only item/full and item/update report it.",
+        resolve: (i) => i.record.parent,
+      }),
+      channelRestId: t.field({
+        type: 'SafeInt',
+        nullable: true,
+        description: 'Numeric id of the channel holding the item (`uid`), where reported.',
+        resolve: (i) => i.record.uid,
+      }),
+      accountRestId: t.field({
+        type: 'SafeInt',
+        nullable: true,
+        description: 'Numeric id of the account holding the item (`aid`), where reported.',
+        resolve: (i) => i.record.aid,
+      }),
       uuid: text('uuid', 'UUID of the item.'),
       messageId: text('message_id', 'Message id of the item (`mid`), a URL unique across hubs.'),
-      threadMessageId: text('message_top', 'Message id of the thread\'s top item (`parent_mid`).'),
+      threadMessageId: text('message_top', "Message id of the thread's top item (`parent_mid`)."),
       inReplyToMessageId: text('message_parent', 'Message id of the item this one replies to (`thr_parent`); its own id for a top item.'),
       createdAt: time('created', 'Time the item was created.'),
       editedAt: time('edited', 'Time the item was last edited.'),
       expiresAt: time('expires', 'Time the item expires; null when it never does.'),
-      commentedAt: time('commented', 'Time of the thread\'s latest comment.'),
+      commentedAt: time('commented', "Time of the thread's latest comment."),
       receivedAt: time('received', 'Time this hub received the item, where reported.'),
       changedAt: time('changed', 'Time the item last changed in any way, where reported.'),
       commentsClosedAt: time('comments_closed', 'Time comments close; null when they never do.'),
@@ -178,8 +209,12 @@ builder.node(ChannelItem, {
       denyGroups: list('deny_gid', 'Hashes of the privacy groups denied the item.'),
       restrict: t.int({ nullable: true, description: 'Raw `item_restrict` value, where reported.', resolve: (i) => i.record.item_restrict }),
       rawFlags: t.int({ nullable: true, description: 'Raw `item_flags` bit field, where reported.', resolve: (i) => i.record.item_flags }),
-      itemType: t.int({ nullable: true, description: 'Item type (`item_type`): 0 for a normal post, others for web pages and design elements.', resolve: (i) => i.record.item_type }),
-      flags: t.field({ type: ChannelItemFlags, description: 'The item\'s flags as booleans.', resolve: (i) => i.record.flags }),
+      itemType: t.int({
+        nullable: true,
+        description: 'Item type (`item_type`): 0 for a normal post, others for web pages and design elements.',
+        resolve: (i) => i.record.item_type,
+      }),
+      flags: t.field({ type: ChannelItemFlags, description: "The item's flags as booleans.", resolve: (i) => i.record.flags }),
       author: t.field({
         type: Xchan,
         nullable: true,
@@ -204,11 +239,14 @@ builder.node(ChannelItem, {
         description: 'Categories of the item (tags of type `category`).',
         resolve: (i) => i.record.tags.filter((tag) => tag.type === 'category').map((tag) => tag.tag),
       }),
-      isComment: t.boolean({ description: 'Indicates a comment rather than a thread\'s top item.', resolve: (i) => i.record.message_id !== i.record.message_top }),
+      isComment: t.boolean({
+        description: "Indicates a comment rather than a thread's top item.",
+        resolve: (i) => i.record.message_id !== i.record.message_top,
+      }),
       parent: t.field({
         type: ChannelItem,
         nullable: true,
-        description: 'The item this one replies to; null for a thread\'s top item.',
+        description: "The item this one replies to; null for a thread's top item.",
         resolve: async (i, _args, ctx) => {
           if (i.record.message_id === i.record.message_top) return null;
           const thread = await threadOf(i, ctx);
@@ -230,7 +268,7 @@ builder.node(ChannelItem, {
       comments: t.field({
         type: [ChannelItem],
         description:
-          'For a thread\'s top item, every comment of the thread in conversation order; for a comment, its direct replies. Read with the thread, so no extra call when the item came from a stream.',
+          "For a thread's top item, every comment of the thread in conversation order; for a comment, its direct replies. Read with the thread, so no extra call when the item came from a stream.",
         resolve: async (i, _args, ctx) => {
           const thread = await threadOf(i, ctx);
           const top = i.record.message_id === i.record.message_top;
@@ -249,10 +287,10 @@ export const ChannelItemConnection = builder.connectionObject(
 );
 
 const NetworkStreamOrder = builder.enumType('NetworkStreamOrder', {
-  description: 'Order of the network stream\'s threads, newest first.',
+  description: "Order of the network stream's threads, newest first.",
   values: {
-    COMMENTED: { value: 'commented', description: 'By the time of the latest comment (the hub\'s default).' },
-    CREATED: { value: 'post', description: 'By the time the thread\'s top item was created.' },
+    COMMENTED: { value: 'commented', description: "By the time of the latest comment (the hub's default)." },
+    CREATED: { value: 'post', description: "By the time the thread's top item was created." },
   } as const,
 });
 
@@ -265,8 +303,8 @@ builder.objectFields(Channel, (t) => ({
     {
       type: ChannelItem,
       description:
-        'The channel\'s wall items (`channel/stream`) created or changed since a time, whole threads in conversation order, oldest thread first: top items and comments alike. The hub does not paginate this list, so it is read once and paged here; at most about 200 threads come back.',
-      args: { since: t.arg({ type: 'DateTime', description: 'Items created or changed after this time; the hub\'s default is 14 days ago.' }) },
+        "The channel's wall items (`channel/stream`) created or changed since a time, whole threads in conversation order, oldest thread first: top items and comments alike. The hub does not paginate this list, so it is read once and paged here; at most about 200 threads come back.",
+      args: { since: t.arg({ type: 'DateTime', description: "Items created or changed after this time; the hub's default is 14 days ago." }) },
       resolve: async (c, args, ctx) => {
         const items = await channelLoaders(ctx, c.nickname).stream(hubDate(args.since) ?? null);
         const models = withThreads(items, c.nickname, ctx);
@@ -283,14 +321,14 @@ builder.objectFields(Channel, (t) => ({
     {
       type: ChannelItem,
       description:
-        'The channel\'s network stream (`network/stream`), one node per thread: its top item, with the thread\'s comments in `comments` (read in the same call). The hub pages threads, not items.',
+        "The channel's network stream (`network/stream`), one node per thread: its top item, with the thread's comments in `comments` (read in the same call). The hub pages threads, not items.",
       args: {
         search: t.arg.string({ description: 'Only threads whose body contains this text, or `#tag` for a hashtag.' }),
         category: t.arg.string({ description: 'Only threads in this category.' }),
         starred: t.arg.boolean({ description: 'Only starred threads.' }),
-        wall: t.arg.boolean({ description: 'Only threads on the channel\'s own wall.' }),
+        wall: t.arg.boolean({ description: "Only threads on the channel's own wall." }),
         order: t.arg({ type: NetworkStreamOrder, description: 'Order of the threads; by latest comment when left out.' }),
-        sinceRestId: t.arg({ type: 'SafeInt', description: 'Only items with a numeric id above this one; older threads\' comments are dropped too.' }),
+        sinceRestId: t.arg({ type: 'SafeInt', description: "Only items with a numeric id above this one; older threads' comments are dropped too." }),
         createdAfter: t.arg({ type: 'DateTime', description: 'Only threads created at or after this time.' }),
         createdBefore: t.arg({ type: 'DateTime', description: 'Only threads created at or before this time.' }),
         minCloseness: t.arg.int({ description: 'Only threads from connections at least this close (0 to 99).' }),
@@ -325,10 +363,10 @@ builder.objectFields(Channel, (t) => ({
     type: ChannelItem,
     nullable: true,
     description:
-      'The top item of a thread, by numeric id or message id, read with its whole thread (`item/full`); null when there is none. The hub finds threads by their top item only: a comment\'s id gives null.',
+      "The top item of a thread, by numeric id or message id, read with its whole thread (`item/full`); null when there is none. The hub finds threads by their top item only: a comment's id gives null.",
     args: {
-      restId: t.arg({ type: 'SafeInt', description: 'Numeric id of the thread\'s top item.' }),
-      messageId: t.arg.string({ description: 'Message id of the thread\'s top item.' }),
+      restId: t.arg({ type: 'SafeInt', description: "Numeric id of the thread's top item." }),
+      messageId: t.arg.string({ description: "Message id of the thread's top item." }),
     },
     resolve: async (c, args, ctx) => {
       const byId = args.restId !== null && args.restId !== undefined;
@@ -360,7 +398,7 @@ const ChannelItemPostPayload = builder.objectRef<PostPayloadShape>('ChannelItemP
 const ChannelItemPostInput = builder.inputType('ChannelItemPostInput', {
   description: 'A new post, a comment (with parentRestId or parentMessageId), or an edit (with restId).',
   fields: (t) => ({
-    channel: t.string({ description: 'Nickname of a channel of the caller\'s account to post in; the login\'s channel when left out.' }),
+    channel: t.string({ description: "Nickname of a channel of the caller's account to post in; the login's channel when left out." }),
     restId: t.field({ type: 'SafeInt', description: 'Numeric id of an existing item to edit.' }),
     parentRestId: t.field({ type: 'SafeInt', description: 'Numeric id of the item to comment on.' }),
     parentMessageId: t.string({ description: 'Message id of the item to comment on.' }),
@@ -377,10 +415,13 @@ const ChannelItemPostInput = builder.inputType('ChannelItemPostInput', {
     coordinates: t.string({ description: 'Geographic coordinates, `lat lon`.' }),
     expiresAt: t.field({ type: 'DateTime', description: 'Time the item expires (only where the hub enables expiry).' }),
     app: t.string({ description: 'Application name shown with the item (sent as `source`; the hub ignores `app`).' }),
-    permalink: t.string({ description: 'Permalink when not the hub\'s own (sent as `permalink`; the hub ignores `plink`).' }),
+    permalink: t.string({ description: "Permalink when not the hub's own (sent as `permalink`; the hub ignores `plink`)." }),
     commentsDisabled: t.boolean({ description: 'Disables comments on the item.' }),
     consensus: t.boolean({ description: 'Makes the item a consensus (voting) item.' }),
-    media: t.field({ type: 'File', description: 'A file to attach, sent with the GraphQL multipart request spec: an image is embedded in the body, another file attached.' }),
+    media: t.field({
+      type: 'File',
+      description: 'A file to attach, sent with the GraphQL multipart request spec: an image is embedded in the body, another file attached.',
+    }),
   }),
 });
 

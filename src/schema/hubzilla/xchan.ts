@@ -66,40 +66,98 @@ builder.node(Xchan, {
         },
       });
     const text = (pick: (r: XchanRecord) => string, description: string) =>
-      t.string({ nullable: true, description, resolve: async (x, _args, ctx) => { const r = await fullXchan(x, ctx); return r ? pick(r) : null; } });
+      t.string({
+        nullable: true,
+        description,
+        resolve: async (x, _args, ctx) => {
+          const r = await fullXchan(x, ctx);
+          return r ? pick(r) : null;
+        },
+      });
     const bool = (pick: (r: XchanRecord) => boolean, description: string) =>
-      t.boolean({ nullable: true, description, resolve: async (x, _args, ctx) => { const r = await fullXchan(x, ctx); return r ? pick(r) : null; } });
+      t.boolean({
+        nullable: true,
+        description,
+        resolve: async (x, _args, ctx) => {
+          const r = await fullXchan(x, ctx);
+          return r ? pick(r) : null;
+        },
+      });
     const time = (pick: (r: XchanRecord) => string | null, description: string) =>
-      t.field({ type: 'DateTime', nullable: true, description, resolve: async (x, _args, ctx) => { const r = await fullXchan(x, ctx); return r ? pick(r) : null; } });
+      t.field({
+        type: 'DateTime',
+        nullable: true,
+        description,
+        resolve: async (x, _args, ctx) => {
+          const r = await fullXchan(x, ctx);
+          return r ? pick(r) : null;
+        },
+      });
     return {
       hash: t.string({
         nullable: true,
         description: 'Portable hash of the identity (86 base64url characters on current hubs).',
         resolve: async (x, _args, ctx) => x.record?.hash ?? x.hash ?? (await fullXchan(x, ctx))?.hash ?? null,
       }),
-      guid: summarised((s) => s.guid, (r) => r.guid, 'Globally unique id of the identity.'),
-      guidSignature: summarised((s) => s.guid_sig, (r) => r.guid_sig, 'Signature of the guid by the identity\'s key.'),
-      publicKey: summarised((s) => s.pubkey, (r) => r.pubkey, 'Public key of the identity (PEM).'),
-      name: summarised((s) => s.name, (r) => r.name, 'Display name of the identity.'),
-      address: summarised((s) => s.address, (r) => r.address, 'Address of the identity, `nick@host`.'),
-      url: summarised((s) => s.url, (r) => r.url, 'URL of the identity\'s channel page.'),
-      network: summarised((s) => s.network, (r) => r.network, 'Network of the identity, e.g. `zot6` or `activitypub`.'),
-      photoMimetype: summarised((s) => s.photo_mimetype, (r) => r.photo_mimetype, 'Media type of the profile photo.'),
-      photoMedium: summarised((s) => s.photo_src, (r) => r.photo_m, 'URL of the medium profile photo (80 px).'),
+      guid: summarised(
+        (s) => s.guid,
+        (r) => r.guid,
+        'Globally unique id of the identity.',
+      ),
+      guidSignature: summarised(
+        (s) => s.guid_sig,
+        (r) => r.guid_sig,
+        "Signature of the guid by the identity's key.",
+      ),
+      publicKey: summarised(
+        (s) => s.pubkey,
+        (r) => r.pubkey,
+        'Public key of the identity (PEM).',
+      ),
+      name: summarised(
+        (s) => s.name,
+        (r) => r.name,
+        'Display name of the identity.',
+      ),
+      address: summarised(
+        (s) => s.address,
+        (r) => r.address,
+        'Address of the identity, `nick@host`.',
+      ),
+      url: summarised(
+        (s) => s.url,
+        (r) => r.url,
+        "URL of the identity's channel page.",
+      ),
+      network: summarised(
+        (s) => s.network,
+        (r) => r.network,
+        'Network of the identity, e.g. `zot6` or `activitypub`.',
+      ),
+      photoMimetype: summarised(
+        (s) => s.photo_mimetype,
+        (r) => r.photo_mimetype,
+        'Media type of the profile photo.',
+      ),
+      photoMedium: summarised(
+        (s) => s.photo_src,
+        (r) => r.photo_m,
+        'URL of the medium profile photo (80 px).',
+      ),
       photoLarge: text((r) => r.photo_l, 'URL of the large profile photo (300 px).'),
       photoSmall: text((r) => r.photo_s, 'URL of the small profile photo (48 px).'),
-      connectionsUrl: text((r) => r.connurl, 'URL of the identity\'s public connections list (`connurl`).'),
-      followUrl: text((r) => r.follow, 'URL template to follow the identity; `%s` stands for the follower\'s address.'),
-      connectionPage: text((r) => r.connpage, 'URL of the identity\'s connection page.'),
-      instanceUrl: text((r) => r.instance_url, 'URL of the identity\'s instance, when it differs from its hub.'),
+      connectionsUrl: text((r) => r.connurl, "URL of the identity's public connections list (`connurl`)."),
+      followUrl: text((r) => r.follow, "URL template to follow the identity; `%s` stands for the follower's address."),
+      connectionPage: text((r) => r.connpage, "URL of the identity's connection page."),
+      instanceUrl: text((r) => r.instance_url, "URL of the identity's instance, when it differs from its hub."),
       flags: t.int({ nullable: true, description: 'Raw xchan flags bit field.', resolve: async (x, _args, ctx) => (await fullXchan(x, ctx))?.flags ?? null }),
       photoUpdatedAt: time((r) => r.photo_date, 'Time the profile photo last changed.'),
       nameUpdatedAt: time((r) => r.name_date, 'Time the name last changed.'),
       hidden: bool((r) => r.hidden, 'Indicates the identity is hidden from directories.'),
-      orphan: bool((r) => r.orphan, 'Indicates the identity\'s hub is gone.'),
+      orphan: bool((r) => r.orphan, "Indicates the identity's hub is gone."),
       censored: bool((r) => r.censored, 'Indicates the hub admin censored the identity.'),
       selfCensored: bool((r) => r.selfcensored, 'Indicates the identity marked itself as adult or sensitive.'),
-      system: bool((r) => r.system, 'Indicates a hub\'s system channel.'),
+      system: bool((r) => r.system, "Indicates a hub's system channel."),
       publicForum: bool((r) => r.pubforum, 'Indicates a public forum.'),
       deleted: bool((r) => r.deleted, 'Indicates the identity was deleted.'),
     };
@@ -112,7 +170,7 @@ builder.queryFields((t) => ({
     type: Xchan,
     nullable: true,
     description:
-      'A global channel identity by exactly one of address, hash or guid, from the hub\'s own records (no network lookup); null when the hub does not know it.',
+      "A global channel identity by exactly one of address, hash or guid, from the hub's own records (no network lookup); null when the hub does not know it.",
     args: {
       address: t.arg.string({ description: 'Address, `nick@host`.' }),
       hash: t.arg.string({ description: 'Portable hash.' }),

@@ -4,18 +4,19 @@
  * parameters, pagination headers and not-found answers.
  */
 import { UpstreamError } from '../../errors.js';
-import { codeForStatus, multipartBody, upstreamMessage, type HttpClient, type QueryValue, type StreamResponse, type UpstreamRequest, type UpstreamResponse } from '../http.js';
+import {
+  codeForStatus,
+  multipartBody,
+  upstreamMessage,
+  type HttpClient,
+  type QueryValue,
+  type StreamResponse,
+  type UpstreamRequest,
+  type UpstreamResponse,
+} from '../http.js';
 import type { Page } from '../pagination.js';
 import type { RelayHead, RelaySink } from '../relay.js';
-import type {
-  HookRecord,
-  JobRecord,
-  LanguagesRecord,
-  ProjectRecord,
-  ProjectUserRecord,
-  PushRuleRecord,
-  UploadRecord,
-} from './records.js';
+import type { HookRecord, JobRecord, LanguagesRecord, ProjectRecord, ProjectUserRecord, PushRuleRecord, UploadRecord } from './records.js';
 
 /** A write body in GitLab's parameter names; undefined values are left out. */
 export type WriteParams = Readonly<Record<string, unknown>>;
@@ -168,9 +169,7 @@ export class GitlabClient {
 
   /** GET /projects/:id/users, optionally filtered by `search`. */
   async listProjectUsers(id: number | string, search: string | undefined, page: PageRequest): Promise<Page<ProjectUserRecord>> {
-    return toPage(
-      await this.get<ProjectUserRecord[]>(['projects', id, 'users'], { search, page: page.page, per_page: page.perPage }),
-    );
+    return toPage(await this.get<ProjectUserRecord[]>(['projects', id, 'users'], { search, page: page.page, per_page: page.perPage }));
   }
 
   /** GET /projects/:id/languages; null when the project is not visible. */
@@ -254,7 +253,8 @@ export class GitlabClient {
   /** POST /projects/:id/uploads, the file streamed as multipart. */
   async uploadFile(id: number | string, file: Blob, filename: string): Promise<UploadRecord> {
     const body = multipartBody([{ name: 'file', file, filename }]);
-    return (await this.http.json<UploadRecord>({ method: 'POST', path: ['projects', id, 'uploads'], body, headers: this.credentials, signal: this.signal })).body;
+    return (await this.http.json<UploadRecord>({ method: 'POST', path: ['projects', id, 'uploads'], body, headers: this.credentials, signal: this.signal }))
+      .body;
   }
 
   // --- hooks and push rules ---------------------------------------------
@@ -353,7 +353,12 @@ export class GitlabClient {
         // A non-JSON error body: the status alone says enough.
       }
       if (response.status === 404 && !isSudoNotFound(body)) return null;
-      throw new UpstreamError(`GitLab answered ${response.status}${isSudoNotFound(body) ? `: ${upstreamMessage(body) ?? ''}` : ''}.`, codeForStatus(response.status), info, body);
+      throw new UpstreamError(
+        `GitLab answered ${response.status}${isSudoNotFound(body) ? `: ${upstreamMessage(body) ?? ''}` : ''}.`,
+        codeForStatus(response.status),
+        info,
+        body,
+      );
     }
     const chunks: Buffer[] = [];
     let size = 0;
@@ -374,11 +379,20 @@ export class GitlabClient {
   }
 
   /** GET a binary resource into the sink `onHead` returns (HttpClient.relay), whatever the status. */
-  relay(path: readonly (string | number)[], query: Record<string, QueryValue>, range: string | undefined, onHead: (head: RelayHead) => RelaySink | null): Promise<void> {
+  relay(
+    path: readonly (string | number)[],
+    query: Record<string, QueryValue>,
+    range: string | undefined,
+    onHead: (head: RelayHead) => RelaySink | null,
+  ): Promise<void> {
     return this.http.relay({ method: 'GET', path, query, headers: this.credentials, signal: this.signal, range }, onHead);
   }
 
-  private async get<T>(path: readonly (string | number)[], query?: Record<string, QueryValue>, select?: UpstreamRequest['select']): Promise<UpstreamResponse<T>> {
+  private async get<T>(
+    path: readonly (string | number)[],
+    query?: Record<string, QueryValue>,
+    select?: UpstreamRequest['select'],
+  ): Promise<UpstreamResponse<T>> {
     return this.http.json<T>({ method: 'GET', path, query, headers: this.credentials, signal: this.signal, select });
   }
 

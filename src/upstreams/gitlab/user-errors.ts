@@ -55,7 +55,9 @@ function fromValidationMap(map: Record<string, unknown>, path: string[]): UserEr
 
 /** Field names at the start of grape's messages: "name, path are missing, ..." or "visibility does not have a valid value". */
 function grapeFields(text: string): string[] {
-  const match = /^([a-z_][a-z0-9_[\]]*(?:, [a-z_][a-z0-9_[\]]*)*) (?:is|are) (missing|invalid|empty)|^([a-z_][a-z0-9_[\]]*) does not have a valid value/.exec(text);
+  const match = /^([a-z_][a-z0-9_[\]]*(?:, [a-z_][a-z0-9_[\]]*)*) (?:is|are) (missing|invalid|empty)|^([a-z_][a-z0-9_[\]]*) does not have a valid value/.exec(
+    text,
+  );
   const names = match?.[1] ?? match?.[3];
   return names ? names.split(', ') : [];
 }

@@ -272,7 +272,12 @@ export class HubzillaClient {
     if (answer === EMPTY) {
       // An unknown post_id makes the hub killme() with an empty 200; so does a channel of another account.
       if (params.post_id !== undefined) throw new UpstreamError('Hubzilla has no item with that id to edit.', 'NOT_FOUND', this.info('POST', path, 200));
-      if (this.channel) throw new UpstreamError(`Hubzilla refused channel "${this.channel}": it is not a channel of this login's account.`, 'FORBIDDEN', this.info('POST', path, 200));
+      if (this.channel)
+        throw new UpstreamError(
+          `Hubzilla refused channel "${this.channel}": it is not a channel of this login's account.`,
+          'FORBIDDEN',
+          this.info('POST', path, 200),
+        );
       throw this.failure('sent an empty answer', path, 'POST');
     }
     if (!isObject(answer)) throw this.failure('sent an item/update answer of an unknown shape', path, 'POST');
@@ -295,7 +300,9 @@ export class HubzillaClient {
   /** GET abook: the channel's connections (its own "self" entry included), with their xchans. */
   async listConnections(): Promise<ConnectionRecord[]> {
     const body = await this.get(['abook']);
-    return this.list(body, ['abook']).map(normaliseConnection).filter((c): c is ConnectionRecord => c !== null);
+    return this.list(body, ['abook'])
+      .map(normaliseConnection)
+      .filter((c): c is ConnectionRecord => c !== null);
   }
 
   // --- files -------------------------------------------------------------
@@ -311,7 +318,11 @@ export class HubzillaClient {
       return { items: items.slice(0, page.limit), total: null, hasNext: items.length > page.limit };
     }
     if (isObject(body) && body.success === false) {
-      throw new UpstreamError(`Hubzilla refused the file list: ${str(body.message).slice(0, 200) || 'no reason given'}.`, 'FORBIDDEN', this.info('GET', path, 200));
+      throw new UpstreamError(
+        `Hubzilla refused the file list: ${str(body.message).slice(0, 200) || 'no reason given'}.`,
+        'FORBIDDEN',
+        this.info('GET', path, 200),
+      );
     }
     throw this.failure('sent a file list of an unknown shape', path);
   }
@@ -344,7 +355,7 @@ export class HubzillaClient {
     if (isObject(body) && Array.isArray(body.albums)) return body.albums.filter(isObject).map(normaliseAlbum);
     if (isObject(body) && body.success === false) return [];
     // A bare `false` is the hub's "no view_storage permission".
-    if (body === false) throw new UpstreamError('Hubzilla does not let this login see the channel\'s photos.', 'FORBIDDEN', this.info('GET', path, 200));
+    if (body === false) throw new UpstreamError("Hubzilla does not let this login see the channel's photos.", 'FORBIDDEN', this.info('GET', path, 200));
     throw this.failure('sent an album list of an unknown shape', path);
   }
 
@@ -399,7 +410,11 @@ export class HubzillaClient {
   private list(body: Body, path: readonly string[]): RawRecord[] {
     if (Array.isArray(body)) return body.filter(isObject);
     if (body === EMPTY && this.channel) {
-      throw new UpstreamError(`Hubzilla refused channel "${this.channel}": it is not a channel of this login's account.`, 'FORBIDDEN', this.info('GET', path, 200));
+      throw new UpstreamError(
+        `Hubzilla refused channel "${this.channel}": it is not a channel of this login's account.`,
+        'FORBIDDEN',
+        this.info('GET', path, 200),
+      );
     }
     throw this.failure(body === EMPTY ? 'sent an empty answer' : 'sent an answer of an unknown shape', path);
   }

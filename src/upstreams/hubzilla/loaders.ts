@@ -127,7 +127,11 @@ export class HubzillaLoaders {
 
   /** Records an xchan already read (connections, group members), under all three keys. */
   primeXchan(record: XchanRecord): void {
-    for (const [key, value] of [['hash', record.hash], ['guid', record.guid], ['address', record.address]] as const) {
+    for (const [key, value] of [
+      ['hash', record.hash],
+      ['guid', record.guid],
+      ['address', record.address],
+    ] as const) {
       if (value) this.xchans.prime(`${key}:${value}`, record);
     }
   }

@@ -382,7 +382,13 @@ export function groupPhotos(entries: readonly RawRecord[]): PhotoRecord[] {
       };
       byId.set(id, photo);
     }
-    photo.scales.push({ imgscale: int(entry.imgscale) ?? 0, width: int(entry.width), height: int(entry.height), filesize: int(entry.filesize), src: str(entry.src) });
+    photo.scales.push({
+      imgscale: int(entry.imgscale) ?? 0,
+      width: int(entry.width),
+      height: int(entry.height),
+      filesize: int(entry.filesize),
+      src: str(entry.src),
+    });
   }
   for (const photo of byId.values()) photo.scales.sort((a, b) => a.imgscale - b.imgscale);
   return [...byId.values()];
