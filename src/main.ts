@@ -49,7 +49,8 @@ async function startHubzilla(config: Config): Promise<HubzillaSandbox> {
 
 async function startSandbox(config: Config): Promise<GitlabSandbox> {
   const { startGitlabSandbox } = await import('./sandbox/gitlab/server.js');
-  return startGitlabSandbox({ port: config.sandboxGitlabPort, latencyMs: config.sandboxLatencyMs });
+  // The demo pipeline runs again every minute, so a newcomer's subscription always sees changes.
+  return startGitlabSandbox({ port: config.sandboxGitlabPort, latencyMs: config.sandboxLatencyMs, demoPipelineEveryMs: 60_000 });
 }
 
 async function serve(config: Config): Promise<() => Promise<void>> {

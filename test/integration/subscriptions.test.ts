@@ -602,3 +602,43 @@ describe('POST /webhooks/gitlab', () => {
     expect(response.headers.get('allow')).toBe('POST');
   });
 });
+
+describe('the demo pipeline that runs again every minute', () => {
+  let t: TestApp;
+  beforeEach(async () => {
+    t = await createTestApp({ sandbox: { clock: 'manual', demoPipelineEveryMs: 60_000 }, env: { POLL_INTERVAL_MS: '20', POLL_MAX_INTERVAL_MS: '40' } });
+  });
+  afterEach(async () => {
+    await expectAllReleased(t);
+    await t.close();
+  });
+
+  it('starts a new run of demo/playground each minute, which a subscriber by full path sees move to success', async () => {
+    const newest = async () => {
+      const res = await t.gql<{ project: { jobs: { nodes: { restId: number; name: string; status: string }[] } } }>(
+        '{ project(fullPath: "demo/playground") { jobs(first: 2) { nodes { restId name status } } } }',
+      );
+      return res.data?.project.jobs.nodes ?? [];
+    };
+    const before = await newest();
+    t.sandbox.advance(60_000);
+    const [pages, test] = await newest();
+    expect(test).toMatchObject({ name: 'test', status: 'PENDING' });
+    expect(pages).toMatchObject({ name: 'pages', status: 'CREATED' });
+    expect(test?.restId).toBeGreaterThan(Math.max(...before.map((j) => j.restId)));
+
+    const sub = sseSubscribe(t, watchJob, { projectId: 'demo/playground', jobId: String(test?.restId) });
+    expect(statusOf(await sub.next())).toBe(`${test?.restId}:PENDING`);
+    t.sandbox.advance(STEP_MS);
+    expect(statusOf(await sub.next())).toBe(`${test?.restId}:RUNNING`);
+    t.sandbox.advance(STEP_MS);
+    expect(statusOf(await sub.next())).toBe(`${test?.restId}:SUCCESS`);
+    await sub.stop();
+
+    // A minute later, the next run.
+    t.sandbox.advance(60_000);
+    const [, again] = await newest();
+    expect(again).toMatchObject({ name: 'test' });
+    expect(again?.restId).toBeGreaterThan(test?.restId ?? 0);
+  });
+});

@@ -457,3 +457,37 @@ function seedHooks(store: GitlabStore): void {
   });
   store.reserveId('hook', 2);
 }
+
+/** demo/playground, whose pipeline `demoPipelineEveryMs` runs again and again. */
+export const DEMO_PIPELINE_PROJECT_ID = 7;
+
+/**
+ * A new run of demo/playground's pipeline on main, run by demo: `test`, then
+ * `pages` (with an archive), both created and about to move on the clock.
+ * Returns its id; the caller releases its first stage (CiRunner.progress).
+ */
+export function addDemoPipeline(store: GitlabStore, now: number): number {
+  const previous = [...store.pipelines.values()].filter((p) => p.projectId === DEMO_PIPELINE_PROJECT_ID);
+  const id = store.nextId('pipeline');
+  const iid = Math.max(0, ...previous.map((p) => p.iid)) + 1;
+  addPipeline(
+    store,
+    {
+      id,
+      iid,
+      projectId: DEMO_PIPELINE_PROJECT_ID,
+      ref: 'main',
+      userId: 2,
+      message: `Run the canvas demo again (#${iid})\n`,
+      createdAt: now,
+      stages: ['test', 'deploy'],
+      jobs: [
+        { id: store.nextId('job'), name: 'test', stage: 0, status: 'created', outcome: 'success' },
+        { id: store.nextId('job'), name: 'pages', stage: 1, status: 'created', outcome: 'success', artifacts: true },
+      ],
+    },
+    now,
+    { largeArtifactBytes: null },
+  );
+  return id;
+}

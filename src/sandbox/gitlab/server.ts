@@ -31,6 +31,7 @@ import {
 import type { SandboxRuntime } from './api-request.js';
 import { authenticate } from './auth.js';
 import { CiRunner } from './ci-runner.js';
+import { addDemoPipeline } from './ci-seed.js';
 import { SandboxClock } from './clock.js';
 import { HookDeliverer, type HookDelivery } from './hook-delivery.js';
 import { matchRoute, ROUTES } from './routes.js';
@@ -80,6 +81,12 @@ export interface GitlabSandboxOptions {
   largeArtifactBytes?: number;
   /** Largest request body accepted (413 above it); default 20 MiB. */
   maxBodyBytes?: number;
+  /**
+   * Starts a new run of demo/playground's pipeline (test, then pages, about
+   * 15 s of work) every this many ms of sandbox time, the first one this long
+   * after the start; 0 (default) never. `npm start` sets one minute.
+   */
+  demoPipelineEveryMs?: number;
 }
 
 export interface GitlabSandbox {
@@ -125,7 +132,16 @@ export async function startGitlabSandbox(options: GitlabSandboxOptions = {}): Pr
     throw new RangeError(`largeArtifactBytes must be an integer from 0 to ${MAX_GENERATED_BYTES}`);
   }
   let ci: CiRunner | null = null;
-  const clock = new SandboxClock(options.clock ?? 'real', (now) => ci?.runDue(now));
+  const every = options.demoPipelineEveryMs ?? 0;
+  let nextDemoRun = Number.POSITIVE_INFINITY;
+  const clock = new SandboxClock(options.clock ?? 'real', (now) => {
+    // The demo's pipeline starts again on a schedule, so a subscriber always has a change coming.
+    while (ci && now >= nextDemoRun) {
+      ci.progress(addDemoPipeline(store, nextDemoRun), nextDemoRun);
+      nextDemoRun += every;
+    }
+    ci?.runDue(now);
+  });
   const store = seedStore({
     bulkPublicProjects: options.bulkPublicProjects ?? 0,
     now: clock.now(),
@@ -136,6 +152,7 @@ export async function startGitlabSandbox(options: GitlabSandboxOptions = {}): Pr
   const deliverer = new HookDeliverer(store);
   ci = new CiRunner(store, (event) => deliverer.deliver(event));
   ci.clock = clock;
+  if (every > 0) nextDemoRun = clock.now() + every;
   const runtime: SandboxRuntime = { clock, ci, playStatus: options.playStatus ?? 'pending', hookDelete: options.hookDelete ?? 'spec' };
   const maxBodyBytes = options.maxBodyBytes ?? 20 * 1_048_576;
   const requests: RecordedRequest[] = [];
