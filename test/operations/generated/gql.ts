@@ -23,6 +23,7 @@ type Documents = {
     "query ProjectWithForks {\n  project(fullPath: \"platform/core\") {\n    id\n    name\n    visibility\n    starCount\n    namespace {\n      fullPath\n    }\n    forks(first: 2) {\n      totalCount\n      edges {\n        cursor\n        node {\n          pathWithNamespace\n          forkedFrom {\n            name\n          }\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n    languages {\n      name\n      percentage\n    }\n  }\n}": typeof types.ProjectWithForksDocument,
     "mutation RegisterJobStatusWebhook {\n  jobStatusWebhookRegister(input: {projectId: \"demo/playground\"}) {\n    hook {\n      url\n    }\n    errors {\n      message\n    }\n  }\n}": typeof types.RegisterJobStatusWebhookDocument,
     "query ServiceSdl {\n  _service {\n    sdl\n  }\n}": typeof types.ServiceSdlDocument,
+    "subscription WatchPlaygroundJobs {\n  jobStatusUpdated(projectId: \"demo/playground\") {\n    id\n    name\n    status\n    pipeline {\n      restId\n      status\n    }\n  }\n}": typeof types.WatchPlaygroundJobsDocument,
 };
 const documents: Documents = {
     "query ChannelStream($first: Int) {\n  channel {\n    nickname\n    stream(first: $first) {\n      nodes {\n        id\n        title\n        author {\n          hash\n          name\n        }\n      }\n    }\n  }\n}": types.ChannelStreamDocument,
@@ -34,6 +35,7 @@ const documents: Documents = {
     "query ProjectWithForks {\n  project(fullPath: \"platform/core\") {\n    id\n    name\n    visibility\n    starCount\n    namespace {\n      fullPath\n    }\n    forks(first: 2) {\n      totalCount\n      edges {\n        cursor\n        node {\n          pathWithNamespace\n          forkedFrom {\n            name\n          }\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n    languages {\n      name\n      percentage\n    }\n  }\n}": types.ProjectWithForksDocument,
     "mutation RegisterJobStatusWebhook {\n  jobStatusWebhookRegister(input: {projectId: \"demo/playground\"}) {\n    hook {\n      url\n    }\n    errors {\n      message\n    }\n  }\n}": types.RegisterJobStatusWebhookDocument,
     "query ServiceSdl {\n  _service {\n    sdl\n  }\n}": types.ServiceSdlDocument,
+    "subscription WatchPlaygroundJobs {\n  jobStatusUpdated(projectId: \"demo/playground\") {\n    id\n    name\n    status\n    pipeline {\n      restId\n      status\n    }\n  }\n}": types.WatchPlaygroundJobsDocument,
 };
 
 /**
@@ -86,6 +88,10 @@ export function graphql(source: "mutation RegisterJobStatusWebhook {\n  jobStatu
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "query ServiceSdl {\n  _service {\n    sdl\n  }\n}"): (typeof documents)["query ServiceSdl {\n  _service {\n    sdl\n  }\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "subscription WatchPlaygroundJobs {\n  jobStatusUpdated(projectId: \"demo/playground\") {\n    id\n    name\n    status\n    pipeline {\n      restId\n      status\n    }\n  }\n}"): (typeof documents)["subscription WatchPlaygroundJobs {\n  jobStatusUpdated(projectId: \"demo/playground\") {\n    id\n    name\n    status\n    pipeline {\n      restId\n      status\n    }\n  }\n}"];
 
 export function graphql(source: string) {
   return (documents as any)[source] ?? {};

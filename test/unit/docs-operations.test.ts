@@ -1,5 +1,5 @@
 /**
- * Every GraphQL example in the README is one of the documents in
+ * Every GraphQL example in README.md and docs/ is one of the documents in
  * test/operations, from which codegen makes typed documents: a schema change
  * that breaks a documented operation fails codegen's drift test and the typecheck.
  */
@@ -9,8 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { buildSchema } from '../../src/schema/index.js';
 
 const root = new URL('../../', import.meta.url);
-const readme = readFileSync(new URL('README.md', root), 'utf8');
-const examples = [...readme.matchAll(/```graphql\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
+const pages = ['README.md', ...readdirSync(new URL('docs/', root)).map((name) => `docs/${name}`)].map((page) => readFileSync(new URL(page, root), 'utf8'));
+const examples = pages.flatMap((page) => [...page.matchAll(/```graphql\n([\s\S]*?)```/g)].map((m) => m[1] ?? ''));
 const operationsDir = new URL('test/operations/', root);
 const operations = new Map(
   readdirSync(operationsDir)
@@ -18,7 +18,7 @@ const operations = new Map(
     .map((f) => [print(parse(readFileSync(new URL(f, operationsDir), 'utf8'))), f] as const),
 );
 
-describe('the README examples', () => {
+describe('the GraphQL examples of the docs', () => {
   it('has GraphQL examples', () => {
     expect(examples.length).toBeGreaterThanOrEqual(3);
   });

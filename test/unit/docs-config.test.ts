@@ -1,13 +1,13 @@
 /**
- * The README's "A command for each option": every option `--help` lists has
- * a line there, and every line is a configuration the gateway accepts.
+ * docs/configuration.md's "A command for each option": every option `--help`
+ * lists has a line there, and every line is a configuration the gateway accepts.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { configHelp, loadConfig } from '../../src/config.js';
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-const section = /### A command for each option\n[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+const readme = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
+const section = /## A command for each option\n[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
 const commands = section.split('\n').filter(Boolean);
 const options = [...configHelp().matchAll(/(--[a-z-]+) <value>\s+([A-Z_]+)/g)].map((m) => ({ flag: m[1] ?? '', env: m[2] ?? '' }));
 
