@@ -25,7 +25,7 @@ import { gitlabCredentials } from './credentials.js';
 import { handleDownload } from './downloads.js';
 import { createHubzillaContext } from './hubzilla-context.js';
 import { handleHubzillaDownload } from './hubzilla-downloads.js';
-import { EXAMPLE_QUERY } from './graphiql.js';
+import { graphiqlPage, graphiqlTabs } from './graphiql.js';
 import { handleHealth } from './health.js';
 import { createLogger, logRequest, yogaLogger, type Logger } from './logger.js';
 import { Metrics } from './metrics.js';
@@ -154,16 +154,8 @@ export function buildApp(options: AppOptions): App {
     maxRequestBodySize: false,
     logging: yogaLogger(logger),
     maskedErrors: { maskError, isDev: false },
-    graphiql: {
-      title: 'duograph',
-      defaultQuery: EXAMPLE_QUERY,
-      headers: JSON.stringify(options.graphiqlHeaders ?? {}, null, 2),
-      shouldPersistHeaders: false,
-      // Its subscriptions go over SSE as GETs, which CSRF prevention refuses without this header (GraphiQL is same-origin).
-      additionalHeaders: { 'GraphQL-Preflight': '1' },
-    },
-    // GraphiQL's bundle is ~40 MB of heap: load it on the first page view, not at start.
-    renderGraphiQL: async (options) => (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options),
+    // GraphiQL is served by graphiql.ts, compressed and cached, before Yoga sees the request.
+    graphiql: false,
     // Multipart uploads: bounded here, before any resolver runs.
     fetchAPI: createFetch({ formDataLimits: { fileSize: config.maxUploadBytes, files: 10, fieldSize: 1024 * 1024, fields: 100 } }),
     // Multipart and GET requests need a header a cross-site form cannot send.
@@ -196,6 +188,20 @@ export function buildApp(options: AppOptions): App {
     },
   });
 
+  const tabs = graphiqlTabs(options.graphiqlHeaders ?? {});
+  const graphiql = graphiqlPage({
+    path: '/graphql',
+    render: {
+      title: 'duograph',
+      defaultTabs: tabs,
+      // The headers of a tab opened by hand, or from a ?query= link.
+      headers: tabs[0]?.headers,
+      shouldPersistHeaders: false,
+      // Its subscriptions go over SSE as GETs, which CSRF prevention refuses without this header (GraphiQL is same-origin).
+      additionalHeaders: { 'GraphQL-Preflight': '1' },
+    },
+  });
+
   const server = createServer((req, res) => {
     inFlight.track(res);
     logRequest(logger, req, res);
@@ -205,6 +211,7 @@ export function buildApp(options: AppOptions): App {
     if (metrics.handle(req, res)) return;
     if (handleGitlabWebhook(req, res, { secret: webhookSecret, maxBytes: config.webhookMaxBytes, hub, log })) return;
     if (handleDownload(req, res, gitlab) || handleHubzillaDownload(req, res, hubzilla)) return;
+    if (graphiql.handle(req, res)) return;
     // Yoga has no body size limit of its own: a JSON body is read here, capped; multipart is capped by formDataLimits.
     if (req.method === 'POST' && !/^multipart\//i.test(req.headers['content-type'] ?? '')) {
       void readBoundedBody(req, res, config.maxBodyBytes).then(async (ok) => {

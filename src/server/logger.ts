@@ -75,9 +75,14 @@ export interface LoggerOptions {
   file: string | null;
 }
 
-/** A pino logger writing JSON lines synchronously (nothing is lost on exit) to stdout or a file. */
+/**
+ * A pino logger writing JSON lines synchronously (nothing is lost on exit) to
+ * stdout or a file. Stdout is written through process.stdout, whose errors
+ * are events: a reader that went away (EPIPE) must not throw out of a log call
+ * and break the request or the shutdown that logged (main.ts ignores EPIPE).
+ */
 export function createLogger(options: LoggerOptions): Logger {
-  const destination = pino.destination({ dest: options.file ?? 1, sync: true, append: true, mkdir: options.file !== null });
+  const destination = options.file === null ? process.stdout : pino.destination({ dest: options.file, sync: true, append: true, mkdir: true });
   return pino(
     {
       level: options.level,

@@ -64,6 +64,41 @@ describe('the production start', () => {
   }, 60_000);
 });
 
+describe('a closed stdout', () => {
+  it('does not stop the gateway: piped into a reader that is gone, it still serves, and stops on SIGTERM', async () => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise((resolve) => probe.close(resolve));
+    // `| true`: the reader exits at once, so every line the gateway prints (its URL, its JSON logs) meets EPIPE.
+    const child = spawn('sh', ['-c', `exec node dist/src/main.js serve --port ${port} --host 127.0.0.1 | true`], {
+      cwd: root,
+      env: { ...process.env, GITLAB_URL: '', HUBZILLA_URL: '', LOG_FILE: '', LOG_LEVEL: 'info' },
+    });
+    const url = `http://127.0.0.1:${port}/graphql`;
+    await vi.waitFor(async () => expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200), { timeout: 30_000, interval: 200 });
+    for (let i = 0; i < 3; i++) {
+      const response = await post(url);
+      expect(response.status).toBe(200);
+      await response.arrayBuffer();
+    }
+    // The gateway itself, not the shell around the pipeline.
+    const gateway = Number(spawnSync('pgrep', ['-f', `^node dist/src/main.js serve --port ${port} `], { encoding: 'utf8' }).stdout.trim());
+    expect(gateway).toBeGreaterThan(0);
+    process.kill(gateway, 'SIGTERM');
+    const alive = () => {
+      try {
+        process.kill(gateway, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    await vi.waitFor(() => expect(alive()).toBe(false), { timeout: 20_000, interval: 100 });
+    child.kill();
+  }, 60_000);
+});
+
 describe('the packed tarball', () => {
   const dir = mkdtempSync(join(tmpdir(), 'duograph-pack-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

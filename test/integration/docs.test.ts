@@ -98,7 +98,10 @@ const COMMANDS: readonly Rule[] = [
     pattern: /^([A-Z_]+=\S+\s+)*npm start( -- .*)?$/,
     check: (command) => {
       const { env, rest } = splitEnv(command);
-      const args = rest.replace(/^npm start( -- )?/, '').split(/\s+/).filter(Boolean);
+      const args = rest
+        .replace(/^npm start( -- )?/, '')
+        .split(/\s+/)
+        .filter(Boolean);
       loadConfig(env, args);
       return 'loaded';
     },
@@ -178,34 +181,40 @@ describe('the docs', () => {
     expect(blocks.filter((b) => b.lang === 'sh').length).toBeGreaterThanOrEqual(10);
   });
 
-  it.each(blocks.map((b, i) => [`${b.page} #${i} ${b.lang}`, b, i] as const).filter(([, b]) => b.lang === 'sh'))('%s: every command runs', async (_name, block, index) => {
-    let last = '';
-    for (const command of commands(block.body)) {
-      const rule = COMMANDS.find((r) => r.pattern.test(command));
-      expect(rule, `no rule checks \`${command}\` (${block.page})`).toBeDefined();
-      last = await (rule as Rule).check(command, block.page);
-    }
-    // A json block right after shows what the last command prints, exactly.
-    const next = blocks[index + 1];
-    if (next?.page === block.page && next.lang === 'json') expect(JSON.parse(last)).toEqual(JSON.parse(next.body));
-  });
+  it.each(blocks.map((b, i) => [`${b.page} #${i} ${b.lang}`, b, i] as const).filter(([, b]) => b.lang === 'sh'))(
+    '%s: every command runs',
+    async (_name, block, index) => {
+      let last = '';
+      for (const command of commands(block.body)) {
+        const rule = COMMANDS.find((r) => r.pattern.test(command));
+        expect(rule, `no rule checks \`${command}\` (${block.page})`).toBeDefined();
+        last = await (rule as Rule).check(command, block.page);
+      }
+      // A json block right after shows what the last command prints, exactly.
+      const next = blocks[index + 1];
+      if (next?.page === block.page && next.lang === 'json') expect(JSON.parse(last)).toEqual(JSON.parse(next.body));
+    },
+  );
 
-  it.each(blocks.filter((b) => b.lang === 'graphql').map((b) => [`${b.page}: ${b.body.split('\n')[0]}`, b] as const))('%s runs without an error', async (_name, block) => {
-    const operation = block.body;
-    if (/^\s*subscription\b/.test(operation)) {
-      const client = createSseClient({ url: t.url.href, headers: { 'private-token': 'demo-token' }, retryAttempts: 0, singleConnection: false });
-      const events = client.iterate({ query: operation });
-      const first = await events.next();
-      await events.return?.();
-      client.dispose();
-      expect(first.value).toMatchObject({ data: expect.any(Object) });
-      expect((first.value as { errors?: unknown }).errors).toBeUndefined();
-      return;
-    }
-    const result = await t.gql(operation);
-    expect(result.errors).toBeUndefined();
-    expect(JSON.stringify(result.data)).not.toMatch(/"errors":\[\{/);
-  });
+  it.each(blocks.filter((b) => b.lang === 'graphql').map((b) => [`${b.page}: ${b.body.split('\n')[0]}`, b] as const))(
+    '%s runs without an error',
+    async (_name, block) => {
+      const operation = block.body;
+      if (/^\s*subscription\b/.test(operation)) {
+        const client = createSseClient({ url: t.url.href, headers: { 'private-token': 'demo-token' }, retryAttempts: 0, singleConnection: false });
+        const events = client.iterate({ query: operation });
+        const first = await events.next();
+        await events.return?.();
+        client.dispose();
+        expect(first.value).toMatchObject({ data: expect.any(Object) });
+        expect((first.value as { errors?: unknown }).errors).toBeUndefined();
+        return;
+      }
+      const result = await t.gql(operation);
+      expect(result.errors).toBeUndefined();
+      expect(JSON.stringify(result.data)).not.toMatch(/"errors":\[\{/);
+    },
+  );
 
   it('runs the graphql-ws client of docs/subscriptions.md as pasted, until it prints an event', async () => {
     const snippet = blocks.find((b) => b.page === 'docs/subscriptions.md' && b.lang === 'js');
