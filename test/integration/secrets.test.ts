@@ -1,6 +1,5 @@
 /**
- * Secrets never reach a response unless asked for and returned by the
- * upstream to that caller, and no credential appears in a response, an
+ * Secrets never reach a response (the schema has no field for them), and no credential appears in a response, an
  * error, its extensions, or an upstream call it was not meant for. (The
  * logs of the whole run are checked by test/global-setup.ts.)
  */
@@ -39,15 +38,19 @@ afterAll(async () => {
 });
 
 describe('secrets in responses', () => {
-  it('returns runnersToken only when asked for, and only to a caller GitLab gives it to', async () => {
-    expect((await gql(`{ project(id: "1") { runnersToken } }`, { token: 'alice-token' })).data).toEqual({ project: { runnersToken } });
-    expect((await gql(`{ project(id: "1") { runnersToken } }`, { token: 'demo-token' })).data).toEqual({ project: { runnersToken: null } });
-    expect((await gql(`{ project(id: "1") { runnersToken } }`, { token: null })).data).toEqual({ project: { runnersToken: null } });
-    // Asked by alice without the field: the token GitLab sent is not in the response.
-    const withoutField = await gql(`{ project(id: "1") { id name description statistics { repositorySize } } projects(first: 20) { nodes { id name } } }`, {
-      token: 'alice-token',
-    });
-    expect(JSON.stringify(withoutField)).not.toContain(runnersToken);
+  it('has no field for the runner registration token, which GitLab sends to every Maintainer', async () => {
+    const refused = await gql(`{ project(id: "1") { runnersToken } }`, { token: 'alice-token' });
+    expect(refused.status).toBe(400);
+    expect(refused.errors?.[0]?.message).toMatch(/Cannot query field "runnersToken" on type "Project"/);
+    // GitLab sent it to alice with the project: no field of the response holds it.
+    const full = await gql(
+      `{ project(id: "1") { id name description ciConfigPath importUrl statistics { repositorySize } } projects(first: 20) { nodes { id name } } }`,
+      {
+        token: 'alice-token',
+      },
+    );
+    expect(full.errors).toBeUndefined();
+    expect(JSON.stringify(full)).not.toContain(runnersToken);
   });
 
   it('never returns a hook token', async () => {
@@ -111,9 +114,6 @@ describe('credentials in errors and upstream calls', () => {
 
   it('leaves no sandbox secret and no test credential in any response of this file', () => {
     const text = JSON.stringify(responses.map((r) => ({ data: r.data, errors: r.errors })));
-    // runnersToken was asked for once, by alice: that answer is allowed to hold it, the rest not.
-    const allowed = JSON.stringify({ runnersToken });
-    const rest = text.split(allowed).join('');
-    for (const secret of [...sandboxSecrets(), ...TEST_SECRETS]) expect(rest).not.toContain(secret);
+    for (const secret of [...sandboxSecrets(), ...TEST_SECRETS]) expect(text).not.toContain(secret);
   });
 });

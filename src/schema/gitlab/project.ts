@@ -143,10 +143,8 @@ builder.node(Project, {
         resolve: async (p, _args, ctx) => checked(await projectValue(p, 'license_url', ctx, { license: true }), 'string'),
       }),
       repositoryStorage: text('repository_storage', 'Storage shard holding the repository (admins only).'),
-      runnersToken: text(
-        'runners_token',
-        "Registration token for the project's runners. A secret: GitLab returns it to maintainers and admins only, and it is never cached or logged.",
-      ),
+      // No runnersToken: GitLab hands the runner registration token to every Maintainer who asks, and a
+      // gateway in front of a frontend should not pass a credential that registers machines on to it.
       mergeMethod: t.field({
         type: MergeMethod,
         nullable: true,
