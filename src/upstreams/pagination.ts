@@ -4,7 +4,7 @@
  * `page`/`per_page` calls that cover it. Pure, apart from the page fetcher
  * that `fetchWindow` is given.
  */
-import { InputError } from '../errors.js';
+import { InputError, UpstreamError } from '../errors.js';
 
 /** GitLab's per_page maximum, and so the most one connection page may ask for. */
 export const MAX_PAGE_SIZE = 100;
@@ -97,13 +97,26 @@ export function planPages(start: number, end: number): { perPage: number; pages:
   }
 }
 
+/** A page holds at most what was asked for: more (a broken or hostile upstream) is its error, never data. */
+function checkedPage<T>(page: Page<T>, perPage: number): Page<T> {
+  if (page.items.length > perPage) {
+    throw new UpstreamError(`The upstream sent ${page.items.length} items for a page of ${perPage}.`, 'UPSTREAM_ERROR', {
+      name: 'upstream',
+      status: 200,
+      method: 'GET',
+      path: '',
+    });
+  }
+  return page;
+}
+
 async function fetchRange<T>(start: number, end: number, fetchPage: PageFetcher<T>): Promise<Window<T>> {
   const { perPage, pages } = planPages(start, end);
-  const results = await Promise.all(pages.map((page) => fetchPage(page, perPage)));
+  const results = await Promise.all(pages.map(async (page) => checkedPage(await fetchPage(page, perPage), perPage)));
   const firstOffset = ((pages[0] ?? 1) - 1) * perPage;
   const all: T[] = [];
   for (const result of results) {
-    all.push(...result.items);
+    for (const item of result.items) all.push(item);
     if (result.items.length < perPage) break;
   }
   const lastResult = results[results.length - 1];
@@ -125,7 +138,7 @@ export async function fetchWindow<T>(args: WindowArgs, defaultSize: number, fetc
   const range = resolveRange(args, defaultSize);
   if (range.kind === 'range') return fetchRange(range.start, range.end, fetchPage);
   const probeSize = Math.max(1, range.count);
-  const probe = await fetchPage(1, probeSize);
+  const probe = checkedPage(await fetchPage(1, probeSize), probeSize);
   if (probe.total === null && probe.hasNext) {
     throw new InputError(
       'The upstream does not report this list\'s total (above 10,000 items, or a list it never counts), so "last" needs "before"; page with "first" instead.',

@@ -43,6 +43,11 @@ let t: TestApp;
 beforeAll(async () => {
   upstream = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
+    if (path === '/api/v4/projects') {
+      // A page far larger than asked for: 200,000 items for per_page=20.
+      res.writeHead(200, { 'content-type': 'application/json', 'x-total': '200000' });
+      return res.end(JSON.stringify(Array.from({ length: 200_000 }, (_, id) => ({ id }))));
+    }
     if (path === '/api/v4/projects/7') {
       // A 200 with nothing in it: not a null project.
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': '0' });
@@ -104,6 +109,16 @@ describe('values of the wrong type from GitLab', () => {
     });
     expect(JSON.stringify(res)).not.toContain('SENTINEL');
     expect(JSON.stringify(res)).not.toContain('nobody');
+  });
+
+  it('refuse a page far larger than asked for with UPSTREAM_ERROR, not a stack overflow', async () => {
+    const res = await t.gql('{ projects(first: 20) { nodes { restId } } }');
+    expect(res.data).toEqual({ projects: null });
+    expect(res.errors?.[0]).toMatchObject({
+      path: ['projects'],
+      message: 'The upstream sent 200000 items for a page of 20.',
+      extensions: { code: 'UPSTREAM_ERROR' },
+    });
   });
 
   it('read an empty 200 body as UPSTREAM_ERROR, not as a project that does not exist', async () => {
