@@ -79,16 +79,25 @@ describe('credentials', () => {
     expect(t.hubzillaCalls()).toEqual([]);
   });
 
-  it('maps a missing or wrong credential (401) to UNAUTHENTICATED with the upstream call', async () => {
-    for (const auth of [null, basic('demo', 'wrong')]) {
-      const r = await hz('{ channel { privacyGroups { name } } }', {}, auth);
-      expect(r.data.channel.privacyGroups ?? null).toBeNull();
-      expect(r.errors?.[0]?.extensions).toEqual({
-        code: 'UNAUTHENTICATED',
-        upstream: { name: 'hubzilla', status: 401, method: 'GET', path: '/api/z/1.0/group' },
-      });
-      expect(JSON.stringify(r)).not.toContain('demo-pass');
-    }
+  it('maps a wrong credential (401) to UNAUTHENTICATED with the upstream call', async () => {
+    const r = await hz('{ channel { privacyGroups { name } } }', {}, basic('demo', 'wrong'));
+    expect(r.data.channel.privacyGroups ?? null).toBeNull();
+    expect(r.errors?.[0]?.extensions).toEqual({
+      code: 'UNAUTHENTICATED',
+      upstream: { name: 'hubzilla', status: 401, method: 'GET', path: '/api/z/1.0/group' },
+    });
+    expect(JSON.stringify(r)).not.toContain('demo-pass');
+  });
+
+  it('refuses a Hubzilla field without credentials before any call: every endpoint of the channel API logs in first', async () => {
+    t.resetHubzillaCalls();
+    const r = await hz('{ channel { privacyGroups { name } stream(first: 1) { nodes { body } } } }', {}, null);
+    expect(r.errors?.map((e) => e.extensions)).toEqual([
+      { code: 'UNAUTHENTICATED', upstream: { name: 'hubzilla', status: null, method: 'GET', path: '/api/z/1.0/group' } },
+      { code: 'UNAUTHENTICATED', upstream: { name: 'hubzilla', status: null, method: 'GET', path: '/api/z/1.0/channel/stream' } },
+    ]);
+    expect(r.errors?.[0]?.message).toBe('Hubzilla needs credentials: send X-Hubzilla-Authorization (Basic login:password, or Bearer token).');
+    expect(t.hubzillaCalls()).toEqual([]);
   });
 });
 

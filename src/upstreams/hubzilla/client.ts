@@ -397,6 +397,14 @@ export class HubzillaClient {
   private async send(method: 'GET' | 'POST', path: readonly string[], query: Readonly<Record<string, QueryValue>>, body?: unknown): Promise<Body> {
     if (!this.http) throw new UpstreamError('Hubzilla is not configured on this gateway.', 'UPSTREAM_UNAVAILABLE', this.info(method, path, null));
     if (this.auth && 'error' in this.auth) throw this.auth.error;
+    // Every endpoint of the channel API logs in first (api_login): without a credential, no call could succeed.
+    if (!this.auth) {
+      throw new UpstreamError(
+        'Hubzilla needs credentials: send X-Hubzilla-Authorization (Basic login:password, or Bearer token).',
+        'UNAUTHENTICATED',
+        this.info(method, path, null),
+      );
+    }
     const headers: Record<string, string> = this.auth ? { authorization: this.auth.authorization } : {};
     const response = await this.http.text({ method, path, query, headers, body, signal: this.signal });
     return parseAnswer(response.status, response.text, response.info);
