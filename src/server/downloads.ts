@@ -108,6 +108,12 @@ async function serveDownload(req: IncomingMessage, res: ServerResponse, gitlab: 
   const range = typeof req.headers.range === 'string' ? req.headers.range : undefined;
   try {
     await client.relay(['projects', projectId, ...rest], query, range, (upstream) => {
+      // GitLab's 5xx body is not the caller's to read (stack traces, internal names, anyone's tokens):
+      // the same status, with the gateway's own short error.
+      if (upstream.status >= 500) {
+        sendError(res, upstream.status, 'UPSTREAM_ERROR', `GitLab answered ${upstream.status}.`);
+        return null;
+      }
       const headers: Record<string, string> = {};
       for (const name of PASSED_HEADERS) {
         const value = upstream.headers[name];

@@ -14,41 +14,16 @@ import { pino, type Logger } from 'pino';
 import type { YogaLogger } from 'graphql-yoga';
 import type { LogLevel } from '../config.js';
 import { InputError, UpstreamError } from '../errors.js';
+import { REDACTED, scrubText } from '../scrub.js';
+
+export { REDACTED, scrubText };
 
 export type { Logger } from 'pino';
-
-export const REDACTED = '[Redacted]';
 
 /** Keys whose values are credentials or secrets, whatever the object they sit in. */
 const SECRET_KEY =
   /^(authorization|proxy-authorization|private-token|private_token|job-token|job_token|access_token|x-hubzilla-authorization|x-gitlab-token|cookie|set-cookie|connectionparams|token|runners_token|password|passwd|secret|webhook_secret|.*prvkey.*|.*password.*|.*_token)$/i;
-type Replacer = (match: string, ...groups: string[]) => string;
-
-/** A digit or symbol, mixed case over 8 characters, or 20 characters or more: what tokens and base64 have and words do not. */
-function looksLikeCredential(payload: string): boolean {
-  return /[^A-Za-z]/.test(payload) || (payload.length >= 8 && /[a-z]/.test(payload) && /[A-Z]/.test(payload)) || payload.length >= 20;
-}
-
-/**
- * Credentials inside free text: `Bearer x` and `Basic x` (a payload that looks
- * like one, so that "Basic or Bearer credentials" stays prose), `private_token=x` in a URL, and GitLab's own token
- * formats (`glpat-`, `glrt-`, `gldt-`, `glptt-`, ..., runner registration
- * tokens `GR1348941...`) wherever they appear, the caller's or anyone's.
- */
-const SECRET_TEXT: readonly [RegExp, string | Replacer][] = [
-  [/\b(Bearer|Basic)\s+([A-Za-z0-9._~+/=-]+)/gi, (match, scheme: string, payload: string) => (looksLikeCredential(payload) ? `${scheme} ${REDACTED}` : match)],
-  [/([?&](?:private_token|access_token|job_token|token)=)[^&\s#"']+/gi, `$1${REDACTED}`],
-  [/\b(?:glpat|glrt|gldt|glptt|glcbt|glimt|glft|glsoat|gloas|glagent|glffct|glwt)-[A-Za-z0-9_-]{8,}/g, REDACTED],
-  [/\bGR1348941[A-Za-z0-9_-]{8,}/g, REDACTED],
-];
 const MAX_DEPTH = 8;
-
-/** Text with every credential pattern replaced. */
-export function scrubText(text: string): string {
-  let clean = text;
-  for (const [pattern, replacement] of SECRET_TEXT) clean = clean.replace(pattern, replacement as string);
-  return clean;
-}
 
 /** A copy of `value` with every credential removed (see the module comment); Errors become plain objects. */
 export function scrub(value: unknown, depth = 0, seen = new WeakSet<object>()): unknown {
@@ -121,11 +96,13 @@ const CALLER_CODES = new Set(['UNAUTHENTICATED', 'FORBIDDEN', 'NOT_FOUND', 'BAD_
  * an upstream's failures at warn (the breaker and metrics count them too).
  * Null for anything unexpected, which stays an error with its stack.
  */
-function fieldFailure(error: Error): { level: 'info' | 'warn'; entry: Record<string, unknown> } | null {
+function fieldFailure(error: Error): { level: 'debug' | 'info' | 'warn'; entry: Record<string, unknown> } | null {
   const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
   const path = error instanceof GraphQLError ? error.path?.join('.') : undefined;
   if (original instanceof InputError) return { level: 'info', entry: { code: original.code, field: original.field, path } };
   if (original instanceof UpstreamError) {
+    // A caller who hung up is nobody's failure: a debug line, as the metrics' client_closed.
+    if (original.cancelled) return { level: 'debug', entry: { outcome: 'client_closed', upstream: original.upstream, path } };
     return { level: CALLER_CODES.has(original.code) ? 'info' : 'warn', entry: { code: original.code, upstream: original.upstream, path } };
   }
   return null;

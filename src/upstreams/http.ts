@@ -9,6 +9,7 @@ import { Readable } from 'node:stream';
 import { Pool, errors as undiciErrors } from 'undici';
 import type { Dispatcher } from 'undici';
 import { UpstreamError, type ErrorCode, type UpstreamInfo } from '../errors.js';
+import { scrubText } from '../scrub.js';
 import { relay, RelayError, RelayPool, type RelayHead, type RelaySink } from './relay.js';
 import { backoffDelay, CircuitBreaker, ConcurrencyLimiter, deadline, parseRetryAfter, sleep, type CallSignal, type ResiliencePolicy } from './resilience.js';
 
@@ -37,7 +38,7 @@ export interface UpstreamCall {
   method: string;
   /** The route template, e.g. `/projects/:param/jobs/:param`. */
   route: string;
-  /** The HTTP status, or the error code of a call that got none (`UPSTREAM_TIMEOUT`, `UPSTREAM_UNAVAILABLE`, …). */
+  /** The HTTP status, or the error code of a call that got none (`UPSTREAM_TIMEOUT`, `UPSTREAM_UNAVAILABLE`, …), or `client_closed`. */
   status: number | string;
   /** Time to the response's headers, in ms. */
   durationMs: number;
@@ -329,7 +330,10 @@ export class HttpClient {
     const body = content.parsed ? content.value : null;
     if (status >= 300 && status !== 304) {
       const code = codeForStatus(status);
-      const detail = parsed ? redact(upstreamMessage(body), request.headers) : null;
+      // A 5xx body is the upstream's business (stack traces, internal names): its status says enough. A 4xx text
+      // is meant for the caller (validation, "403 Forbidden"): kept, capped by upstreamMessage, and scrubbed.
+      const message = status >= 500 || !parsed ? null : redact(upstreamMessage(body), request.headers);
+      const detail = message === null ? null : scrubText(message);
       const retryAfter = status === 429 || status === 503 ? parseRetryAfter(response.headers['retry-after']) : null;
       throw new UpstreamError(
         `${this.label()} answered ${status}${detail ? `: ${detail}` : ''}.`,
@@ -439,7 +443,7 @@ export class HttpClient {
     this.enterBreaker(info);
     const slotDeadline = deadline(this.policy.deadlineMs, request.signal);
     try {
-      const slot = this.slot(slotDeadline.signal, info);
+      const slot = this.slot(slotDeadline.signal, info, request.signal);
       return { path, info, headers, release: typeof slot === 'function' ? slot : await slot };
     } finally {
       slotDeadline.dispose();
@@ -473,7 +477,7 @@ export class HttpClient {
         let failure: UpstreamError | null = null;
         try {
           this.enterBreaker(info);
-          const slot = this.slot(signal, info);
+          const slot = this.slot(signal, info, request.signal);
           result = await this.attempt(request, path, headers, signal, info, decode, typeof slot === 'function' ? slot : await slot);
         } catch (error) {
           if (!(error instanceof UpstreamError)) throw error;
@@ -494,7 +498,7 @@ export class HttpClient {
         try {
           await sleep(wait, signal);
         } catch (error) {
-          throw this.transportError(error, info);
+          throw this.transportError(error, info, request.signal);
         }
       }
     } finally {
@@ -521,7 +525,7 @@ export class HttpClient {
       } catch (error) {
         if (error instanceof UpstreamError)
           throw new UpstreamError(`${this.label()} sent a body larger than ${this.maxResponseBytes} bytes.`, 'UPSTREAM_ERROR', info);
-        throw this.transportError(error, info);
+        throw this.transportError(error, info, request.signal);
       }
       this.judge(response.statusCode);
       return { status: response.statusCode, headers: flattenHeaders(response.headers), content };
@@ -543,19 +547,19 @@ export class HttpClient {
   }
 
   /** A concurrency slot: at once when one is free (no promise to wait on), else within the call's deadline. */
-  private slot(signal: CallSignal, info: UpstreamInfo): (() => void) | Promise<() => void> {
+  private slot(signal: CallSignal, info: UpstreamInfo, callerSignal?: AbortSignal): (() => void) | Promise<() => void> {
     if (!signal.aborted) {
       const free = this.limiter.tryAcquire();
       if (free) return free;
     }
-    return this.waitForSlot(signal, info);
+    return this.waitForSlot(signal, info, callerSignal);
   }
 
-  private waitForSlot(signal: CallSignal, info: UpstreamInfo): Promise<() => void> {
+  private waitForSlot(signal: CallSignal, info: UpstreamInfo, callerSignal?: AbortSignal): Promise<() => void> {
     return this.limiter.acquire(signal).catch((error: unknown) => {
       // The probe reserved by enterBreaker never went out.
       this.breaker.onNeutral();
-      throw this.transportError(error, info);
+      throw this.transportError(error, info, callerSignal);
     });
   }
 
@@ -572,8 +576,14 @@ export class HttpClient {
     else this.breaker.onFailure();
   }
 
-  private transportError(error: unknown, info: UpstreamInfo): UpstreamError {
+  private transportError(error: unknown, info: UpstreamInfo, callerSignal?: AbortSignal): UpstreamError {
     if (error instanceof UpstreamError) return error;
+    if (callerSignal?.aborted) {
+      // The caller hung up: the call was abandoned, the upstream did nothing wrong.
+      const cancelled = new UpstreamError(`The caller closed the request; the ${this.label()} call was cancelled.`, 'UPSTREAM_UNAVAILABLE', info);
+      cancelled.cancelled = true;
+      return cancelled;
+    }
     const code = codeForTransportError(error);
     return new UpstreamError(`${this.label()} ${TRANSPORT_MESSAGES[code]}.`, code, info);
   }
@@ -603,8 +613,8 @@ export class HttpClient {
       this.observe(request, response.statusCode, started);
       return response;
     } catch (error) {
-      const failure = this.transportError(error, info);
-      this.observe(request, failure.code, started);
+      const failure = this.transportError(error, info, request.signal);
+      this.observe(request, failure.cancelled ? 'client_closed' : failure.code, started);
       throw failure;
     }
   }

@@ -20,6 +20,8 @@ export const TEST_SECRETS: readonly string[] = [
   basic('demo-projects', 'demo-pass'),
   basic('alice', 'alice-pass'),
   basic('alice@example.com', 'alice-pass'),
+  // Secrets planted in upstream answers (glpat-SENTINEL..., GR1348941SENTINEL...): no log line may repeat them.
+  'SENTINEL',
   // Hook and webhook secrets: seeded, and the ones tests set or send.
   'seeded-hook-secret',
   's3cret-hook-token',

@@ -497,12 +497,16 @@ describe('GitLab download route over failing upstreams', () => {
   });
 
   it("counts GitLab's 503s against the breaker, which then refuses downloads without calling it", async () => {
-    const server = await scripted((socket) => socket.write('HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: 4\r\n\r\nbusy'));
+    const secret = 'glpat-SENTINELdownload5xx0000';
+    const server = await scripted((socket) =>
+      socket.write(`HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: ${12 + secret.length}\r\n\r\nbusy, token ${secret}`),
+    );
     const get = await appFor(server.url, { BREAKER_THRESHOLD: '2' });
     for (let i = 0; i < 2; i++) {
+      // The status passes on; GitLab's body does not: the gateway answers with its own.
       const busy = await get();
       expect(busy.status).toBe(503);
-      expect(await busy.text()).toBe('busy');
+      expect(await busy.json()).toEqual({ errors: [{ message: 'GitLab answered 503.', extensions: { code: 'UPSTREAM_ERROR' } }] });
     }
     const refused = await get();
     expect(refused.status).toBe(502);

@@ -115,6 +115,37 @@ describe('a Hubzilla fault reaches the caller as a coded error on the failing fi
   });
 });
 
+describe('what an upstream wrote', () => {
+  const SENTINEL = 'glpat-SENTINELupstreamtext000';
+
+  it('never reaches the caller from a 5xx: a fixed message per status, the status in extensions', async () => {
+    t.sandbox.addFault({
+      method: 'GET',
+      path: '/api/v4/projects',
+      status: 500,
+      body: JSON.stringify({ message: `NoMethodError at /opt/gitlab/app.rb:12, token ${SENTINEL}` }),
+    });
+    const res = await t.gql('{ projects(first: 1) { nodes { name } } }');
+    expect(res.errors?.[0]).toMatchObject({ message: 'GitLab answered 500.', extensions: { code: 'UPSTREAM_ERROR', upstream: { status: 500 } } });
+    expect(JSON.stringify(res)).not.toMatch(/NoMethodError|SENTINEL/);
+  });
+
+  it('keeps a 4xx text meant for the caller, with any secret in it removed', async () => {
+    const long = 'a1B2'.repeat(12);
+    t.sandbox.addFault({
+      method: 'GET',
+      path: '/api/v4/projects',
+      status: 403,
+      body: JSON.stringify({ message: `403 Forbidden - token ${SENTINEL} and key ${long} are not allowed` }),
+    });
+    const res = await t.gql('{ projects(first: 1) { nodes { name } } }');
+    expect(res.errors?.[0]).toMatchObject({
+      message: 'GitLab answered 403: 403 Forbidden - token [Redacted] and key [Redacted] are not allowed.',
+      extensions: { code: 'FORBIDDEN' },
+    });
+  });
+});
+
 describe('other upstream answers', () => {
   it('maps a 401 from GitLab to UNAUTHENTICATED without echoing the token', async () => {
     const res = await t.gql(`{ projects(first: 1) { totalCount } }`, {}, { token: 'wrong-token-123' });
