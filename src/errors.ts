@@ -29,6 +29,8 @@ export class UpstreamError extends Error {
   override readonly name = 'UpstreamError';
   /** Set when the call never went out because the upstream's circuit breaker is open. */
   fastFail = false;
+  /** Set when the caller hung up and the call was abandoned: nothing the upstream did, nothing to report. */
+  cancelled = false;
   constructor(
     message: string,
     readonly code: ErrorCode,

@@ -39,6 +39,17 @@ async function blockForeign(): Promise<void> {
   });
 }
 
+/**
+ * Opens GraphiQL as a first visit: the tabs earlier pages kept in localStorage
+ * are cleared from a page of the same origin that is not GraphiQL, which
+ * would write its own state back as it unloads.
+ */
+async function firstVisit(page: Page): Promise<void> {
+  await page.goto(new URL('/healthz', t.url).href);
+  await page.evaluate(() => localStorage.clear());
+  await page.goto(t.url.href);
+}
+
 /** The text GraphiQL's result pane shows (Monaco renders spaces as no-break spaces). */
 async function responseText(page: Page): Promise<string> {
   // biome-ignore lint/performance/useDomNodeTextContent: Playwright's Locator.innerText, the text as the reader sees it, not the DOM property.
@@ -138,10 +149,7 @@ describe.skipIf(!available)('GraphiQL in Chromium', () => {
 
   it('shows the four example tabs, and runs each example: GitLab, Hubzilla, a mutation and a live subscription', async () => {
     const page = await browser.newPage();
-    await page.goto(t.url.href);
-    // A first visit: no tabs kept from the pages before.
-    await page.evaluate(() => localStorage.clear());
-    await page.goto(t.url.href);
+    await firstVisit(page);
     await page.locator('.graphiql-execute-button').waitFor({ timeout: 30_000 });
     const names = (await page.locator('.graphiql-tab').allInnerTexts()).map((text) => text.trim());
     expect(names).toEqual(expect.arrayContaining(['ProjectsWithJobs', 'ChannelStream', 'StarPlayground', 'WatchPlaygroundJobs']));
@@ -170,10 +178,10 @@ describe.skipIf(!available)('GraphiQL in Chromium', () => {
 
   it('loads from the gateway alone, runs the example query and shows the data', async () => {
     const page = await browser.newPage();
-    await page.goto(t.url.href);
-    await page.evaluate(() => localStorage.clear());
-    await page.goto(t.url.href);
+    await firstVisit(page);
     await page.locator('.graphiql-execute-button').waitFor({ timeout: 30_000 });
+    // biome-ignore lint/performance/useDomNodeTextContent: Playwright's Locator.innerText.
+    await expect.poll(() => page.locator('.graphiql-query-editor').innerText(), { timeout: 10_000 }).toContain('ProjectsWithJobs');
     const answered = page.waitForResponse(
       (r) => r.url().startsWith(t.url.href) && r.request().method() === 'POST' && (r.request().postData() ?? '').includes('query ProjectsWithJobs'),
     );

@@ -66,3 +66,40 @@ describe('log levels', () => {
     expect(logged.filter((e) => e.err !== undefined || JSON.stringify(e).includes('"stack"'))).toEqual([]);
   });
 });
+
+describe('a caller who hangs up', () => {
+  it('is not an upstream failure: its abandoned calls log at debug, count as client_closed, and leave the breaker alone', async () => {
+    const own = join(dir, 'hangup.log');
+    const slow = await createTestApp({ sandbox: { latencyMs: 400 }, env: { LOG_FILE: own, LOG_LEVEL: 'debug', BREAKER_THRESHOLD: '1' } });
+    try {
+      const abort = new AbortController();
+      const aliases = Array.from({ length: 10 }, (_, i) => `p${i}: project(id: "${i + 1}") { name }`).join(' ');
+      const answer = fetch(slow.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'private-token': 'demo-token' },
+        body: JSON.stringify({ query: `{ ${aliases} }` }),
+        signal: abort.signal,
+      }).catch(() => null);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      abort.abort();
+      await answer;
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      const logged = readFileSync(own, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Entry & { outcome?: string });
+      expect(logged.filter((e) => e.outcome === 'client_closed').length).toBeGreaterThan(0);
+      expect(logged.filter((e) => e.outcome === 'client_closed').every((e) => e.level === 20)).toBe(true);
+      expect(logged.filter((e) => e.level >= 40)).toEqual([]);
+      expect(logged.some((e) => /could not be reached/.test(e.msg))).toBe(false);
+      const metrics = await (await fetch(new URL('/metrics', slow.url))).text();
+      expect(metrics).toMatch(/duograph_upstream_requests_total\{[^}]*status="client_closed"[^}]*\} [1-9]/);
+      expect(metrics).not.toMatch(/status="UPSTREAM_UNAVAILABLE"/);
+      // The breaker (threshold 1) did not open: the next caller is served.
+      const next = await slow.gql('{ project(id: "1") { name } }');
+      expect(next.data).toEqual({ project: { name: 'Core' } });
+    } finally {
+      await slow.close();
+    }
+  });
+});
