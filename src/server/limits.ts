@@ -12,7 +12,8 @@ import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { createComplexityRule } from '@pothos/plugin-complexity';
-import { type GraphQLError, validate, visit, type DocumentNode, type GraphQLSchema } from 'graphql';
+import { getOperationAST, type GraphQLError, validate, visit, type DocumentNode, type GraphQLSchema, type ValidationContext } from 'graphql';
+import { getVariableValues } from 'graphql/execution/values.js';
 import { createGraphQLError, finalAsyncIterator, isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Config } from '../config.js';
 import type { ConcurrencyLimiter } from '../upstreams/resilience.js';
@@ -23,13 +24,77 @@ type LimitConfig = Pick<Config, 'maxDepth' | 'maxAliases' | 'maxTokens' | 'maxDi
 export function limitPlugins(config: LimitConfig, budget: ConcurrencyLimiter | null = null): Plugin[] {
   const plugins: Plugin[] = [
     maxTokensPlugin({ n: config.maxTokens }) as Plugin,
-    maxDepthPlugin({ n: config.maxDepth, ignoreIntrospection: true, flattenFragments: true }),
-    maxAliasesPlugin({ n: config.maxAliases }),
-    maxDirectivesPlugin({ n: config.maxDirectives }),
+    // Armor throws its refusal out of validation by default: reported instead, as the coded error limitError makes.
+    maxDepthPlugin({ n: config.maxDepth, ignoreIntrospection: true, flattenFragments: true, ...REPORTED }),
+    maxAliasesPlugin({ n: config.maxAliases, ...REPORTED }),
+    maxDirectivesPlugin({ n: config.maxDirectives, ...REPORTED }),
     useCostLimit(config.maxCost, budget),
+    useLimitCodes(),
+    useVariableRefusals(),
   ];
   if (!config.fieldSuggestions) plugins.push(blockFieldSuggestionsPlugin());
   return plugins;
+}
+
+/** GraphQL Armor's refusals, as its plugins word them ("Syntax Error: Query depth limit of 15 exceeded, found 16."). */
+const ARMOR_REFUSAL = /^Syntax Error: (Query depth|Aliases|Directives|Token) limit of (\d+) exceeded(?:, found (\d+))?\.$/;
+
+/** An Armor refusal as an OPERATION_LIMIT error with the limit and what was found, answered 400; other errors as they are. */
+function limitError(error: GraphQLError): GraphQLError {
+  const match = ARMOR_REFUSAL.exec(error.message);
+  if (!match) return error;
+  const [, what, limit, found] = match;
+  const limitName = { 'Query depth': 'depth', Aliases: 'aliases', Directives: 'directives', Token: 'tokens' }[what ?? ''] ?? 'operation';
+  return createGraphQLError(error.message.replace(/^Syntax Error: /, ''), {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    extensions: { code: 'OPERATION_LIMIT', limit: { name: limitName, max: Number(limit), ...(found ? { found: Number(found) } : {}) }, http: { status: 400 } },
+  });
+}
+
+/** Armor's options that report a refusal as a validation error with a code, instead of throwing it. */
+const REPORTED = {
+  propagateOnRejection: false,
+  onReject: [(context: ValidationContext | null, error: GraphQLError) => context?.reportError(limitError(error))],
+};
+
+/**
+ * Gives GraphQL Armor's token refusal a code, the limit and the status 400,
+ * as REPORTED does for the depth, alias and directive refusals (they came as
+ * code-less "Syntax Error"s, with 200 for all but tokens).
+ */
+function useLimitCodes(): Plugin {
+  return {
+    // The token limit refuses while parsing: its error replaces the parse result.
+    onParse:
+      () =>
+      ({ result, replaceParseResult }) => {
+        if (result instanceof Error && ARMOR_REFUSAL.test(result.message)) replaceParseResult(limitError(result as GraphQLError));
+      },
+  };
+}
+
+/**
+ * Answers variables that do not fit their types (`"abc"` for an Int, a
+ * missing required one) with 400 and BAD_USER_INPUT, before execution, as
+ * GraphQL over HTTP asks: the compiled executor (graphql-jit) reported them
+ * from inside execution with 200. graphql-js's own coercion decides.
+ */
+function useVariableRefusals(): Plugin {
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      const operation = getOperationAST(args.document, args.operationName ?? undefined);
+      if (!operation?.variableDefinitions?.length) return;
+      const coerced = getVariableValues(args.schema, operation.variableDefinitions, (args.variableValues ?? {}) as Record<string, unknown>, { maxErrors: 10 });
+      if (!coerced.errors) return;
+      setResultAndStopExecution({
+        errors: coerced.errors.map((error) =>
+          createGraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } }),
+        ),
+      });
+    },
+  };
 }
 
 interface CostArgs {

@@ -255,3 +255,31 @@ describe('MAX_COST_IN_FLIGHT admits queries by their estimated upstream calls', 
     expect(sequence().filter((s) => s === 'jobs2')).toEqual([]);
   });
 });
+
+describe('every refusal has the right status and a code', () => {
+  const aliases = Array.from({ length: 31 }, (_, i) => `a${i}: project(id: "1") { name }`).join(' ');
+  const directives = `{ project(id: "1") { ${Array.from({ length: 21 }, (_, i) => `n${i}: name @include(if: true)`).join(' ')} } }`;
+  it.each([
+    ['depth', nested(20), { name: 'depth', max: 15, found: 22 }, 'Query depth limit of 15 exceeded, found 22.'],
+    ['aliases', `{ ${aliases} }`, { name: 'aliases', max: 30, found: 31 }, 'Aliases limit of 30 exceeded, found 31.'],
+    ['directives', directives, { name: 'directives', max: 20, found: 21 }, 'Directives limit of 20 exceeded, found 21.'],
+    ['tokens', `{ project(id: "1") { ${'name '.repeat(2_100)}} }`, { name: 'tokens', max: 2000 }, 'Token limit of 2000 exceeded.'],
+  ])('refuses %s with 400 and OPERATION_LIMIT, naming the limit and what it found', async (_name, query, limit, message) => {
+    const res = await post(JSON.stringify({ query }), { accept: 'application/graphql-response+json' });
+    expect(res.status).toBe(400);
+    expect(res.body.errors?.[0]).toMatchObject({ message, extensions: { code: 'OPERATION_LIMIT', limit } });
+    expectNoUpstreamCall();
+  });
+
+  it.each([
+    ['a value of the wrong type', { n: 'abc' }, /^Variable "\$n" got invalid value "abc"; Int cannot represent non-integer value: "abc"$/],
+    ['a missing required variable', {}, /^Variable "\$n" of required type "Int!" was not provided\.$/],
+  ])('answers variables that do not fit with 400 and BAD_USER_INPUT, before execution: %s', async (_name, variables, message) => {
+    const query = 'query ($n: Int!) { projects(first: $n) { nodes { name } } }';
+    const res = await post(JSON.stringify({ query, variables }), { accept: 'application/graphql-response+json' });
+    expect(res.status).toBe(400);
+    expect(res.body.errors?.[0]?.message).toMatch(message);
+    expect(res.body.errors?.[0]?.extensions).toEqual({ code: 'BAD_USER_INPUT' });
+    expectNoUpstreamCall();
+  });
+});
