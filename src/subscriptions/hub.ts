@@ -41,6 +41,8 @@ export interface SubscriptionHubOptions {
   pollMaxIntervalMs: number;
   /** How long after a webhook for a project its pollers stay idle. Default 10 minutes. */
   webhookQuietMs?: number;
+  /** While webhooks keep a poller idle, how often it still checks that its credentials may read the project. Default 60 s. */
+  accessRecheckMs?: number;
   /** Reports background failures (never with a credential). */
   log?: (message: string) => void;
 }
@@ -84,6 +86,8 @@ export interface WebhookMessage {
 const POLL_PAGE_SIZE = 100;
 /** Pages of a pipeline's jobs read for a pipeline subscription's initial state. */
 const MAX_PIPELINE_PAGES = 10;
+/** How often a webhook-fed poller checks its credentials still read the project: a revoked token ends its subscriptions within this. */
+const DEFAULT_ACCESS_RECHECK_MS = 60_000;
 const DEFAULT_WEBHOOK_QUIET_MS = 10 * 60_000;
 /** import_status values after which nothing changes any more. */
 const IMPORT_DONE = new Set(['finished', 'failed', 'canceled', 'none']);
@@ -131,6 +135,15 @@ function notVisible(what: string, path: string): UpstreamError {
     method: 'GET',
     path,
   });
+}
+
+/** What a poller publishes when its credentials lost access (a revoked token, a removed member): its topics end with it. */
+interface Revoked {
+  revoked: UpstreamError;
+}
+
+function isRevoked(message: unknown): message is Revoked {
+  return (message as Partial<Revoked> | null)?.revoked instanceof UpstreamError;
 }
 
 /** True for failures that mean "these credentials may not see it", as opposed to an upstream in trouble. */
@@ -239,6 +252,11 @@ export class SubscriptionHub {
   /** Milliseconds a poller of a project with webhooks stays idle. */
   get webhookQuietMs(): number {
     return this.quietMs;
+  }
+
+  /** Milliseconds between access checks of an idle (webhook-fed) poller. */
+  get accessRecheckMs(): number {
+    return this.options.accessRecheckMs ?? DEFAULT_ACCESS_RECHECK_MS;
   }
 
   /** Forgets a topic that stopped. */
@@ -350,7 +368,9 @@ class JobTopic extends Topic<JobRecord> {
       hub.bus.shared.listen<WebhookMessage>(jobsTopic(projectId), (message) => {
         this.push(hub.webhookJobs(credentials, scope, message, (id) => this.seen.get(id)?.record));
       }),
-      hub.bus.local.listen<{ jobs: JobRecord[] }>(pollTopic('jobs', projectId, scope), (message) => this.push(message.jobs)),
+      hub.bus.local.listen<{ jobs: JobRecord[] } | Revoked>(pollTopic('jobs', projectId, scope), (message) =>
+        isRevoked(message) ? this.revoke(message.revoked) : this.push(message.jobs),
+      ),
     ];
   }
 
@@ -413,7 +433,9 @@ class ImportTopic extends Topic<ProjectRecord> {
   ) {
     super(key);
     this.pollKey = `project:${projectId}:${scope}`;
-    this.unlisten = hub.bus.local.listen<{ project: ProjectRecord }>(pollTopic('project', projectId, scope), (message) => this.push([message.project]));
+    this.unlisten = hub.bus.local.listen<{ project: ProjectRecord } | Revoked>(pollTopic('project', projectId, scope), (message) =>
+      isRevoked(message) ? this.revoke(message.revoked) : this.push([message.project]),
+    );
   }
 
   protected async read(): Promise<ProjectRecord[]> {
@@ -460,6 +482,7 @@ class JobPollTask implements PollTask {
   private readonly known = new Map<number, string>();
   private primed = false;
   private lastWebhookAt = 0;
+  private lastAccessCheck = Date.now();
   private readonly unlisten: () => void;
 
   constructor(
@@ -474,16 +497,34 @@ class JobPollTask implements PollTask {
   }
 
   async poll(): Promise<PollOutcome> {
-    // Webhooks for this project are flowing: they already carry every change.
-    if (Date.now() - this.lastWebhookAt < this.hub.webhookQuietMs) return 'skipped';
-    const page = await this.hub.scopeClient(this.credentials).listJobs(this.projectId, undefined, { page: 1, perPage: POLL_PAGE_SIZE });
+    const topic = pollTopic('jobs', this.projectId, this.scope);
+    try {
+      return await this.read(topic);
+    } catch (error) {
+      // 401, 403 or 404: these credentials lost access. Their subscriptions end with the error; the poller stops with them.
+      if (isAccessFailure(error)) this.hub.bus.local.publish(topic, { revoked: error as UpstreamError } satisfies Revoked);
+      throw error;
+    }
+  }
+
+  private async read(topic: string): Promise<PollOutcome> {
+    const client = this.hub.scopeClient(this.credentials);
+    // Webhooks for this project are flowing: they already carry every change, but not a revoked token.
+    if (Date.now() - this.lastWebhookAt < this.hub.webhookQuietMs) {
+      if (Date.now() - this.lastAccessCheck < this.hub.accessRecheckMs) return 'skipped';
+      this.lastAccessCheck = Date.now();
+      await client.listJobs(this.projectId, undefined, { page: 1, perPage: 1 });
+      return 'skipped';
+    }
+    this.lastAccessCheck = Date.now();
+    const page = await client.listJobs(this.projectId, undefined, { page: 1, perPage: POLL_PAGE_SIZE });
     const changed = page.items.filter((job) => this.known.get(job.id) !== signature(job));
     this.known.clear();
     for (const job of page.items) this.known.set(job.id, signature(job));
     // The first poll publishes everything: it closes the gap between a subscriber's own read and this baseline.
     const first = !this.primed;
     this.primed = true;
-    if (changed.length) this.hub.bus.local.publish(pollTopic('jobs', this.projectId, this.scope), { jobs: byId(changed) });
+    if (changed.length) this.hub.bus.local.publish(topic, { jobs: byId(changed) });
     return changed.length && !first ? 'changed' : 'unchanged';
   }
 
@@ -504,8 +545,19 @@ class ProjectPollTask implements PollTask {
   ) {}
 
   async poll(): Promise<PollOutcome> {
-    const project = await this.hub.scopeClient(this.credentials).getProject(this.projectId);
-    if (!project) throw notVisible(`Project ${this.projectId}`, `/api/v4/projects/${this.projectId}`);
+    const project = await this.hub
+      .scopeClient(this.credentials)
+      .getProject(this.projectId)
+      .catch((error: unknown) => {
+        if (isAccessFailure(error))
+          this.hub.bus.local.publish(pollTopic('project', this.projectId, this.scope), { revoked: error as UpstreamError } satisfies Revoked);
+        throw error;
+      });
+    if (!project) {
+      const gone = notVisible(`Project ${this.projectId}`, `/api/v4/projects/${this.projectId}`);
+      this.hub.bus.local.publish(pollTopic('project', this.projectId, this.scope), { revoked: gone } satisfies Revoked);
+      throw gone;
+    }
     const status = project.import_status ?? 'none';
     if (status === this.last) return 'unchanged';
     const first = this.last === undefined;

@@ -101,6 +101,17 @@ export abstract class Topic<T> {
     return read.then(() => undefined);
   }
 
+  /**
+   * The topic's credentials lost access: every stream gets `error` as its
+   * last item (the subscription resolver throws it, so the subscriber sees a
+   * coded error) and completes; the topic stops listening and polling.
+   */
+  protected revoke(error: Error): void {
+    if (this.stopped) return;
+    for (const stream of this.streams) stream.finish(error as unknown as T);
+    this.halt();
+  }
+
   /** A stream went away; the last one stops the topic. */
   leave(stream: TopicStream<T, unknown>): void {
     this.streams.delete(stream);
@@ -267,6 +278,13 @@ export class TopicStream<T, M = unknown> implements AsyncIterableIterator<T> {
       const index = this.entries.findIndex((entry) => entry.adds === null);
       if (index >= 0) this.entries.splice(index, 1);
     }
+  }
+
+  /** Queues a last item (even before the stream's own state), then completes. */
+  finish(last: T): void {
+    if (this.closed) return;
+    this.enqueue({ items: [last], audience: null, adds: null });
+    this.end();
   }
 
   /** Completes the stream once what is queued has come out. */

@@ -642,3 +642,51 @@ describe('the demo pipeline that runs again every minute', () => {
     expect(again?.restId).toBeGreaterThan(test?.restId ?? 0);
   });
 });
+
+describe('a subscriber whose access is revoked', () => {
+  let t: TestApp;
+  beforeEach(async () => {
+    t = await createTestApp({ sandbox: { clock: 'manual' }, env: { POLL_INTERVAL_MS: '20', POLL_MAX_INTERVAL_MS: '40' } });
+  });
+  afterEach(async () => {
+    await expectAllReleased(t);
+    await t.close();
+  });
+
+  it('gets UNAUTHENTICATED within one poll and completes; its poller stops; another credential keeps watching', async () => {
+    const alice = sseSubscribe(t, watchJob, { projectId: '1', jobId: '1014' }, { 'private-token': 'alice-token' });
+    const demo = sseSubscribe(t, watchJob, { projectId: '1', jobId: '1014' }, { 'private-token': 'demo-token' });
+    expect(statusOf(await alice.next())).toBe('1014:PENDING');
+    expect(statusOf(await demo.next())).toBe('1014:PENDING');
+    await vi.waitFor(() => expect(t.app.hub.stats().pollers).toBe(2));
+
+    t.sandbox.revokeToken('alice-token');
+    const ended = await alice.next();
+    expect(ended.data).toEqual({ jobStatusUpdated: null });
+    expect(ended.errors?.[0]).toMatchObject({ extensions: { code: 'UNAUTHENTICATED', upstream: { status: 401 } } });
+    expect(await alice.completes()).toBe(true);
+
+    // Alice's poller is gone, and nothing more is sent with her token.
+    await vi.waitFor(() => expect(t.app.hub.stats().pollers).toBe(1));
+    const withAlice = () => t.calls().filter((c) => c.headers['private-token'] === 'alice-token').length;
+    const sent = withAlice();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(withAlice()).toBe(sent);
+
+    // Demo's subscription, another credential group on the same project, goes on.
+    t.sandbox.advance(STEP_MS);
+    expect(statusOf(await demo.next())).toBe('1014:RUNNING');
+    await demo.stop();
+  });
+
+  it('ends a graphql-ws subscription the same way, with the error and then complete', async () => {
+    const client = wsClient(t, { 'Private-Token': 'bob-token' });
+    const bob = wsSubscribe(client, watchJob, { projectId: '1', jobId: '1014' });
+    expect(statusOf(await bob.next())).toBe('1014:PENDING');
+    t.sandbox.revokeToken('bob-token');
+    const ended = await bob.next();
+    expect(ended.errors?.[0]).toMatchObject({ extensions: { code: 'UNAUTHENTICATED' } });
+    expect(await bob.completes()).toBe(true);
+    await client.dispose();
+  });
+});

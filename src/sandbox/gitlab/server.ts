@@ -97,6 +97,8 @@ export interface GitlabSandbox {
   clearRequests(): void;
   addFault(rule: FaultRule): void;
   clearFaults(): void;
+  /** Revokes a personal access token, as a user or an admin does in GitLab: every later call with it answers 401. */
+  revokeToken(token: string): void;
   setLatency(ms: number): void;
   /**
    * Moves sandbox time forward by `ms` and applies every job, pipeline and
@@ -285,6 +287,9 @@ export async function startGitlabSandbox(options: GitlabSandboxOptions = {}): Pr
     },
     clearFaults() {
       faults = [];
+    },
+    revokeToken(token) {
+      store.tokens.delete(token);
     },
     setLatency(ms) {
       latencyMs = ms;

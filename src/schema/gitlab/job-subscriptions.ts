@@ -54,6 +54,17 @@ function jobIdFromArg(id: string, projectId: number): number {
   return jobId;
 }
 
+/**
+ * An event, or the error that ended the subscription: when the subscriber's
+ * credentials lose access (a revoked token), the hub's stream ends with it,
+ * and thrown here it reaches the subscriber as UNAUTHENTICATED, FORBIDDEN or
+ * NOT_FOUND before the stream completes.
+ */
+function lastUnlessRevoked<T>(event: T | Error): T {
+  if (event instanceof Error) throw event;
+  return event;
+}
+
 builder.subscriptionFields((t) => ({
   jobStatusUpdated: t.field({
     type: Job,
@@ -78,7 +89,7 @@ builder.subscriptionFields((t) => ({
         statuses: args.statuses ?? null,
       });
     },
-    resolve: (job) => job,
+    resolve: lastUnlessRevoked,
   }),
   projectImportStatusUpdated: t.field({
     type: Project,
@@ -89,7 +100,7 @@ builder.subscriptionFields((t) => ({
       const who = subscriber(ctx);
       return ctx.live.hub.watchImport(who, await numericProjectId(ctx, String(args.projectId)));
     },
-    resolve: (project) => project,
+    resolve: lastUnlessRevoked,
   }),
 }));
 
