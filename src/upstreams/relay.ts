@@ -67,10 +67,13 @@ const READ_BYTES = 1024 * 1024;
 const BUFFERS_IN_FLIGHT = 2;
 /** Node decrypts TLS in records of at most 16 KiB and hands each over on its own. */
 const TLS_READ_BYTES = 16 * 1024;
-const MAX_HEAD_BYTES = 64 * 1024;
+/** Node's and undici's limit for a response head (http.maxHeaderSize): what llhttp accepts, and no more. */
+const MAX_HEAD_BYTES = 16 * 1024;
 /** Longest chunk-size or trailer line, and all trailers together. */
 const MAX_LINE_BYTES = 8 * 1024;
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** A trailer field: a token, a colon, and a value without control bytes (HTAB aside). */
+const TRAILER = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+:[^\u0000-\u0008\u000a-\u001f\u007f]*$/;
 
 /** How long an idle connection is kept, unless the upstream's Keep-Alive header says less. */
 const IDLE_MS = 4_000;
@@ -385,6 +388,12 @@ class Exchange {
         return null;
       }
       const value = line.slice(colon + 1).trim();
+      // A bare LF, a NUL or another control byte in a value (HTAB aside) is refused, as llhttp refuses it:
+      // two parsers that split such a head differently are how responses get smuggled.
+      if (/[\u0000-\u0008\u000a-\u001f\u007f]/.test(value)) {
+        this.fail('UPSTREAM_ERROR', 'the response head is malformed');
+        return null;
+      }
       const seen = headers[name];
       headers[name] = seen === undefined ? value : `${seen}, ${value}`;
     }
@@ -398,9 +407,11 @@ class Exchange {
     const length = headers['content-length'];
     if (head.status === 204 || head.status === 304) {
       this.framing = { kind: 'length', left: 0 };
+    } else if (encoding !== undefined && length !== undefined) {
+      // Both: RFC 9112 6.3 lets a recipient read Transfer-Encoding, but a gateway that did would pass on a
+      // response another parser frames differently. Refused, as llhttp refuses it.
+      return this.fail('UPSTREAM_ERROR', 'the response has both Transfer-Encoding and Content-Length');
     } else if (encoding !== undefined) {
-      // Transfer-Encoding wins over Content-Length, which then must not reach the caller.
-      delete headers['content-length'];
       this.framing = /(?:^|,)\s*chunked\s*$/i.test(encoding) ? { kind: 'chunked', state: 'size', left: 0, line: '', trailerBytes: 0 } : { kind: 'close' };
     } else if (length !== undefined) {
       const values = new Set(length.split(',').map((v) => v.trim()));
@@ -474,16 +485,19 @@ class Exchange {
       if (framing.line.length > MAX_LINE_BYTES) return this.fail('UPSTREAM_ERROR', 'a chunk line is too long');
       i = stop + 1;
       if (newline === -1) break;
-      const line = framing.line.endsWith('\r') ? framing.line.slice(0, -1) : framing.line;
+      // Chunk lines end in CRLF: a bare LF is refused, as llhttp refuses it.
+      if (!framing.line.endsWith('\r')) return this.fail('UPSTREAM_ERROR', 'a chunk line does not end in CRLF');
+      const line = framing.line.slice(0, -1);
       framing.line = '';
       if (framing.state === 'trailer') {
-        // Trailers are dropped: the caller's head has gone already.
+        // Trailers are dropped (the caller's head has gone already), but only well-formed ones.
         framing.trailerBytes += line.length;
         if (framing.trailerBytes > MAX_LINE_BYTES) return this.fail('UPSTREAM_ERROR', 'the trailers are too large');
         if (line === '') this.end();
+        else if (!TRAILER.test(line)) return this.fail('UPSTREAM_ERROR', 'a trailer is malformed');
         continue;
       }
-      const size = /^([0-9a-fA-F]{1,12})[ \t]*(?:;.*)?$/.exec(line);
+      const size = /^([0-9a-fA-F]{1,12})[ \t]*(?:;[^\u0000-\u0008\u000a-\u001f\u007f]*)?$/.exec(line);
       if (!size) return this.fail('UPSTREAM_ERROR', 'a chunk size is not valid');
       framing.left = Number.parseInt(size[1] ?? '', 16);
       framing.state = framing.left === 0 ? 'trailer' : 'data';

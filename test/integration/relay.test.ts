@@ -185,10 +185,9 @@ describe('relay: bodies', () => {
     expect(sink.writes).toBeLessThan(200);
   });
 
-  it('decodes a chunked body whose every byte comes in its own read, with extensions and trailers, and drops its Content-Length', async () => {
+  it('decodes a chunked body whose every byte comes in its own read, with extensions and trailers', async () => {
     const server = await scripted((socket) => {
-      const response =
-        'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 999\r\n\r\n5;name=value\r\nhello\r\n6\r\n world\r\n0\r\nX-Checksum: 1\r\n\r\n';
+      const response = 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;name=value\r\nhello\r\n6\r\n world\r\n0\r\nX-Checksum: 1\r\n\r\n';
       void trickle(socket, Buffer.from(response));
     });
     const sink = slowSink();
@@ -196,6 +195,15 @@ describe('relay: bodies', () => {
     expect(error).toBeNull();
     expect(head?.headers['content-length']).toBeUndefined();
     expect(sink.body().toString()).toBe('hello world');
+  });
+
+  it('refuses a response framed both by Transfer-Encoding and Content-Length, as llhttp does', async () => {
+    const server = await scripted((socket) =>
+      socket.write('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 999\r\n\r\n5\r\nhello\r\n0\r\n\r\n'),
+    );
+    const { head, error } = await run(server, slowSink());
+    expect(head).toBeNull();
+    expect(error?.message).toMatch(/both Transfer-Encoding and Content-Length/);
   });
 
   it('relays a large chunked body through a slow sink unchanged', async () => {
