@@ -50,6 +50,8 @@ export interface AppOptions {
   logger?: Logger;
   /** Also export process metrics (CPU, memory, event loop) on /metrics; main sets it, tests need not. */
   processMetrics?: boolean;
+  /** How often a webhook-fed poller checks its credentials (the hub's default, 60 s, unless a test shortens it). */
+  accessRecheckMs?: number;
 }
 
 export interface App {
@@ -136,7 +138,14 @@ export function buildApp(options: AppOptions): App {
   const schema = buildSchema();
   const log = options.log ?? ((message: string) => logger.warn(message));
   const bus: EventBus = config.redisUrl ? createRedisEventBus(config.redisUrl, log) : createMemoryEventBus();
-  const hub = new SubscriptionHub({ http: gitlab, bus, pollIntervalMs: config.pollIntervalMs, pollMaxIntervalMs: config.pollMaxIntervalMs, log });
+  const hub = new SubscriptionHub({
+    http: gitlab,
+    bus,
+    pollIntervalMs: config.pollIntervalMs,
+    pollMaxIntervalMs: config.pollMaxIntervalMs,
+    accessRecheckMs: options.accessRecheckMs,
+    log,
+  });
   // Without a configured secret, one per process: enough for one instance and the hooks it registers itself.
   const webhookSecret = config.gitlabWebhookSecret ?? randomBytes(32).toString('base64url');
   let listeningOrigin: string | null = null;

@@ -689,4 +689,29 @@ describe('a subscriber whose access is revoked', () => {
     expect(await bob.completes()).toBe(true);
     await client.dispose();
   });
+
+  it('ends too while webhooks keep its poller idle: the poller still checks the credentials on its schedule', async () => {
+    const t2 = await createTestApp({
+      sandbox: { clock: 'manual' },
+      env: { POLL_INTERVAL_MS: '20', POLL_MAX_INTERVAL_MS: '40', GITLAB_WEBHOOK_SECRET: SECRET },
+      app: { accessRecheckMs: 300 },
+    });
+    try {
+      const sub = sseSubscribe(t2, watchJob, { projectId: '7', jobId: '2004' }, { 'private-token': 'demo-token' });
+      expect(statusOf(await sub.next())).toBe('2004:CREATED');
+      const payload = JSON.parse(fixture('job_event.payload.json')) as Record<string, unknown>;
+      const event = { ...payload, project_id: 7, build_id: 2004, pipeline_id: 202, build_status: 'pending' };
+      expect(await postWebhook(t2, JSON.stringify(event))).toEqual({ status: 200, body: { status: 'accepted' } });
+      expect(statusOf(await sub.next())).toBe('2004:PENDING');
+      // Webhooks flow: the poller reads no job list now, only the access check on its schedule.
+      t2.sandbox.revokeToken('demo-token');
+      const ended = await sub.next(3_000);
+      expect(ended.errors?.[0]).toMatchObject({ extensions: { code: 'UNAUTHENTICATED' } });
+      expect(await sub.completes()).toBe(true);
+      expect(t2.calls({ path: '/api/v4/projects/7/jobs' }).some((c) => c.query.per_page?.[0] === '1')).toBe(true);
+      await expectAllReleased(t2);
+    } finally {
+      await t2.close();
+    }
+  });
 });
