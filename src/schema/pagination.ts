@@ -1,5 +1,5 @@
 /** Turns an upstream window into the Relay connection shape Pothos serves. */
-import { encodeCursor, fetchWindow, type PageFetcher, type WindowArgs } from '../upstreams/pagination.js';
+import { encodeCursor, fetchSlice, fetchWindow, type PageFetcher, type SliceFetcher, type Window, type WindowArgs } from '../upstreams/pagination.js';
 
 /** An edge whose cursor is encoded only when a query selects it: lists of thousands rarely do. */
 class Edge<T> {
@@ -21,7 +21,15 @@ export interface ConnectionResult<T> {
 
 /** Fetches the window `args` asks for with the fewest upstream page calls. */
 export async function resolveConnection<T>(args: WindowArgs, defaultPageSize: number, fetchPage: PageFetcher<T>): Promise<ConnectionResult<T>> {
-  const window = await fetchWindow(args, defaultPageSize, fetchPage);
+  return toConnection(await fetchWindow(args, defaultPageSize, fetchPage));
+}
+
+/** Fetches exactly the window `args` asks for, in one call: for upstreams that re-sort each page (fetchSlice). */
+export async function resolveSliceConnection<T>(args: WindowArgs, defaultPageSize: number, fetchItems: SliceFetcher<T>): Promise<ConnectionResult<T>> {
+  return toConnection(await fetchSlice(args, defaultPageSize, fetchItems));
+}
+
+function toConnection<T>(window: Window<T>): ConnectionResult<T> {
   const edges = window.items.map((node, i) => new Edge(node, window.start + i));
   return {
     edges,

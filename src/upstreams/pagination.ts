@@ -153,3 +153,27 @@ export async function fetchWindow<T>(args: WindowArgs, defaultSize: number, fetc
   }
   return fetchRange(start, total, fetchPage);
 }
+
+/** A read of exactly `limit` items from `offset`; `full` when as many came back as asked. */
+export type SliceFetcher<T> = (offset: number, limit: number) => Promise<{ items: T[]; full: boolean }>;
+
+/**
+ * The window the arguments ask for, read as exactly that slice: one call, not
+ * aligned to pages, no look-ahead item. For an upstream that orders each page
+ * it returns its own way (Hubzilla's network/stream: SQL picks the threads by
+ * `commented`, one-second ties and all, then PHP re-sorts them with another
+ * tie-break), any other page than the window itself is a different set of
+ * items, and a walk would lose some and repeat others. hasNextPage is true
+ * when the slice came back full, so a walk may end on one empty page.
+ */
+export async function fetchSlice<T>(args: WindowArgs, defaultSize: number, fetchItems: SliceFetcher<T>): Promise<Window<T>> {
+  const range = resolveRange(args, defaultSize);
+  if (range.kind === 'tail') {
+    throw new InputError('This list has no total, so "last" needs "before"; page with "first" instead.', ['last']);
+  }
+  const limit = range.end - range.start;
+  if (limit === 0) return { items: [], start: range.start, total: null, hasNextPage: true, hasPreviousPage: range.start > 0 };
+  const slice = await fetchItems(range.start, limit);
+  checkedPage({ items: slice.items, total: null, hasNext: false }, limit);
+  return { items: slice.items, start: range.start, total: null, hasNextPage: slice.full, hasPreviousPage: range.start > 0 };
+}

@@ -129,7 +129,7 @@ const CHECKS: Record<string, Check> = {
   'network_stream.txt': async () => {
     const result = await clientFor('network_stream.txt').listNetworkStream({}, page);
     expect(result.items.flatMap((t) => t.items)).toHaveLength(5);
-    expect(result.hasNext).toBe(false);
+    expect(result.full).toBe(false);
   },
   'network_stream_empty.txt': async () => expect((await clientFor('network_stream_empty.txt').listNetworkStream({}, page)).items).toEqual([]),
   'network_stream_page2.txt': async () => expect((await clientFor('network_stream_page2.txt').listNetworkStream({}, page)).items).toEqual([]),

@@ -164,6 +164,9 @@ export function networkStream(ctx: ApiContext): ApiResult {
     const page = Math.max(1, intParam(params, 'page') || 1);
     parents = parents.slice((page - 1) * size, page * size);
   }
+  // The hub picks the page in SQL (ties in the one-second `commented` broken one way), then conv_sort()
+  // re-sorts it in PHP, breaking ties another way: a page of a larger window is not the window's order.
+  parents.sort((a, b) => (a[orderKey] < b[orderKey] ? 1 : a[orderKey] > b[orderKey] ? -1 : a.id - b.id));
   if (flagParam(params, 'top')) return json(parents.map((i) => encodeItem(store, i, false)));
   const ids = new Set(parents.map((p) => p.id));
   const children = store.items.filter((i) => visible(i) && ids.has(i.parent) && i.id !== i.parent && rowFilter(i));

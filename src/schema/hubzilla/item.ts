@@ -16,7 +16,7 @@ import { builder } from '../builder.js';
 import { UPSTREAM_CALL } from '../cost.js';
 import type { Context } from '../context.js';
 import { localIdOf } from '../global-id.js';
-import { resolveConnection } from '../pagination.js';
+import { resolveConnection, resolveSliceConnection } from '../pagination.js';
 import { UserError, inputError, type UserErrorShape } from '../user-error.js';
 import { Channel, channelLoaders, parseScopedId, scopedId } from './channel.js';
 import { Xchan, xchanByHash, type XchanModel } from './xchan.js';
@@ -349,10 +349,10 @@ builder.objectFields(Channel, (t) => ({
           cmax: args.maxCloseness ?? undefined,
         };
         const loaders = channelLoaders(ctx, c.nickname);
-        return resolveConnection(args, ctx.defaultPageSize, async (page, perPage) => {
-          const threads = await loaders.client.listNetworkStream(filters, { offset: (page - 1) * perPage, limit: perPage });
+        return resolveSliceConnection(args, ctx.defaultPageSize, async (offset, limit) => {
+          const threads = await loaders.client.listNetworkStream(filters, { offset, limit });
           for (const thread of threads.items) loaders.primeThread(thread.items);
-          return { ...threads, items: threads.items.map((thread) => ({ record: thread.top, channel: c.nickname, thread: thread.items })) };
+          return { full: threads.full, items: threads.items.map((thread) => ({ record: thread.top, channel: c.nickname, thread: thread.items })) };
         });
       },
     },

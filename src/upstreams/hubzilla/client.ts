@@ -208,10 +208,12 @@ export class HubzillaClient {
   }
 
   /**
-   * GET network/stream, one page of threads: `start`/`records` count
-   * top-level threads, and each comes with all its comments.
+   * GET network/stream, exactly `limit` threads from `offset`:
+   * `start`/`records` count top-level threads, and each comes with all its
+   * comments. No look-ahead thread: the hub re-sorts each page it returns,
+   * so one more record can push a thread of the window out (fetchSlice).
    */
-  async listNetworkStream(filters: NetworkStreamFilters, page: { offset: number; limit: number }): Promise<Page<ItemThread>> {
+  async listNetworkStream(filters: NetworkStreamFilters, page: { offset: number; limit: number }): Promise<{ items: ItemThread[]; full: boolean }> {
     const query: Record<string, QueryValue> = {
       search: filters.search,
       cat: filters.cat,
@@ -224,13 +226,12 @@ export class HubzillaClient {
       dend: filters.dend,
       cmin: filters.cmin,
       cmax: filters.cmax,
-      // One thread more than asked tells whether a next page exists.
       start: page.offset,
-      records: page.limit + 1,
+      records: page.limit,
     };
     const body = await this.get(['network', 'stream'], query);
     const threads = threadsOf(this.items(body, ['network', 'stream']));
-    return { items: threads.slice(0, page.limit), total: null, hasNext: threads.length > page.limit };
+    return { items: threads, full: threads.length >= page.limit };
   }
 
   /** GET item/full by thread parent id or top message id: the whole thread, top first; null when there is none (`[]`). */
