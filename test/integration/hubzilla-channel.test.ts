@@ -200,6 +200,16 @@ describe('stream', () => {
     expect(t.hubzillaCalls({ path: 'item/full' })).toHaveLength(0);
   });
 
+  it('checks the closeness range (0 to 99) before any call', async () => {
+    t.resetHubzillaCalls();
+    const r = await hz('{ channel { networkStream(first: 5, minCloseness: 100) { nodes { body } } } }');
+    expect(r.errors?.[0]).toMatchObject({
+      message: '"minCloseness" must be between 0 and 99, got 100.',
+      extensions: { code: 'BAD_USER_INPUT', field: ['minCloseness'] },
+    });
+    expect(t.hubzillaCalls({ path: 'network/stream' })).toEqual([]);
+  });
+
   it('passes network stream filters and maps a hub crash (500) to UPSTREAM_ERROR', async () => {
     const r = await hz('{ channel { networkStream(first: 5, search: "Greetings", starred: false, order: CREATED) { nodes { body } } } }');
     expect(r.data.channel.networkStream.nodes.map((n: Data) => n.body)).toEqual([expect.stringContaining('Greetings from Lisbon')]);

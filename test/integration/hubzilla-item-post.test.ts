@@ -127,6 +127,20 @@ describe('channelItemPost', () => {
     expect(Buffer.from(sent?.body ?? '', 'latin1').includes(png)).toBe(true);
   });
 
+  it('shows an attachment title as it was named, which the hub stores form-encoded', async () => {
+    const form = new FormData();
+    form.append('operations', JSON.stringify({ query: POST, variables: { input: { body: 'a résumé', media: null } } }));
+    form.append('map', JSON.stringify({ 0: ['variables.input.media'] }));
+    form.append('0', new Blob(['cv\n'], { type: 'text/plain' }), 'résumé ü.txt');
+    const response = await fetch(t.url, { method: 'POST', headers: { 'x-hubzilla-authorization': DEMO, 'x-graphql-yoga-csrf': '1' }, body: form });
+    const r = (await response.json()) as GraphQLResponse<Data>;
+    expect(r.errors).toBeUndefined();
+    expect(r.data?.channelItemPost.item.attachments).toEqual([{ title: 'résumé ü.txt', type: 'text/plain' }]);
+    // The hub's own record holds the encoded form.
+    const raw = await fetch(`${t.hubzilla.url}/api/z/1.0/item/full?item_id=${r.data?.channelItemPost.item.restId}`, { headers: { authorization: DEMO } });
+    expect(await raw.text()).toContain('r%C3%A9sum%C3%A9+%C3%BC.txt');
+  });
+
   it('attaches a non-image file', async () => {
     const form = new FormData();
     form.append('operations', JSON.stringify({ query: POST, variables: { input: { body: 'notes attached', media: null } } }));

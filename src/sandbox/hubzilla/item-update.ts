@@ -78,7 +78,7 @@ function storeMedia(store: Store, channel: ChannelRow, file: UploadedFile): Stor
   const row = storeFile(store, channel, folder, { filename: file.name, filetype: type, data: file.data, created });
   return {
     bodySuffix: '',
-    attach: [{ href: `${store.base}/attach/${row.hash}`, length: row.filesize, type: row.filetype, title: row.filename, revision: 0 }],
+    attach: [{ href: `${store.base}/attach/${row.hash}`, length: row.filesize, type: row.filetype, title: phpUrlencode(row.filename), revision: 0 }],
   };
 }
 
@@ -293,4 +293,11 @@ export function createActivityItem(ctx: ApiContext): ApiResult {
     item_unseen: 1,
   });
   return json({ success: true, item_id: row.id, activity: rawItem(store, row, false) });
+}
+
+/** PHP's urlencode(), which the hub applies to an attachment's title: `résumé ü.txt` is stored as `r%C3%A9sum%C3%A9+%C3%BC.txt`. */
+export function phpUrlencode(text: string): string {
+  return encodeURIComponent(text)
+    .replace(/[!'()*~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+    .replace(/%20/g, '+');
 }

@@ -335,6 +335,14 @@ builder.objectFields(Channel, (t) => ({
         maxCloseness: t.arg.int({ description: 'Only threads from connections at most this close (0 to 99).' }),
       },
       resolve: (c, args, ctx) => {
+        // Checked here, before any call: the hub takes any number and answers nothing useful for it.
+        for (const [name, value] of [
+          ['minCloseness', args.minCloseness],
+          ['maxCloseness', args.maxCloseness],
+        ] as const) {
+          if (value !== null && value !== undefined && (value < 0 || value > 99))
+            throw new InputError(`"${name}" must be between 0 and 99, got ${value}.`, [name]);
+        }
         // No `gid` or `cid`: on 8.8.7 gid always crashes the hub and an unknown cid does too.
         const filters: NetworkStreamFilters = {
           search: args.search ?? undefined,

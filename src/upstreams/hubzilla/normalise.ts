@@ -140,9 +140,22 @@ function attachments(value: unknown): AttachmentRecord[] {
     href: str(a.href),
     length: int(a.length),
     type: str(a.type),
-    title: str(a.title),
+    title: formDecoded(str(a.title)),
     revision: int(a.revision),
   }));
+}
+
+/**
+ * The hub stores an attachment's title form-encoded (`r%C3%A9sum%C3%A9+%C3%BC.txt`
+ * for `résumé ü.txt`): decoded for the reader, kept as sent when it is not valid encoding.
+ */
+function formDecoded(title: string): string {
+  if (!/[%+]/.test(title)) return title;
+  try {
+    return decodeURIComponent(title.replace(/\+/g, ' '));
+  } catch {
+    return title;
+  }
 }
 
 /** termtype() names of Hubzilla's TERM_* numbers, for item rows' `term[]`. */
