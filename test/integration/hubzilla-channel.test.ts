@@ -101,6 +101,24 @@ describe('credentials', () => {
   });
 });
 
+describe('channel nicknames', () => {
+  it("match without regard to case, as the hub does, and go on in the hub's spelling", async () => {
+    t.resetHubzillaCalls();
+    const r = await hz('{ channel(nickname: "Demo-Projects") { nickname stream(since: "2026-01-01T00:00:00Z") { totalCount } } }');
+    expect(r.errors).toBeUndefined();
+    expect(r.data.channel.nickname).toBe('demo-projects');
+    expect(t.hubzillaCalls({ path: 'channel/stream' }).map((c) => c.query.channel?.[0])).toEqual(['demo-projects']);
+  });
+
+  it('refuse what is not a nickname with BAD_USER_INPUT, before any call', async () => {
+    t.resetHubzillaCalls();
+    const r = await hz('{ channel(nickname: "bad nick!") { nickname } }');
+    expect(r.data.channel).toBeNull();
+    expect(r.errors?.[0]).toMatchObject({ message: '"bad nick!" is not a channel nickname.', extensions: { code: 'BAD_USER_INPUT', field: ['nickname'] } });
+    expect(t.hubzillaCalls()).toEqual([]);
+  });
+});
+
 describe('channel switching', () => {
   it('acts on another channel of the same account with channel=', async () => {
     const r = await hz('{ channel(nickname: "demo-projects") { nickname name stream(since: "2026-01-01T00:00:00Z") { totalCount nodes { body } } } }');
@@ -111,10 +129,10 @@ describe('channel switching', () => {
     expect(stream.map((c) => c.query)).toEqual([{ mindate: ['2026-01-01 00:00:00'], channel: ['demo-projects'] }]);
   });
 
-  it('resolves a channel of another account, or a malformed nickname, to null', async () => {
+  it('resolves a channel of another account to null, and refuses a malformed nickname', async () => {
     const r = await hz('{ other: channel(nickname: "alice") { name } bad: channel(nickname: "x\'y") { name } }');
-    expect(r.errors).toBeUndefined();
     expect(r.data).toEqual({ other: null, bad: null });
+    expect(r.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([[['bad'], 'BAD_USER_INPUT']]);
     expect(t.hubzillaCalls().map((c) => c.path)).toEqual(['/api/z/1.0/channel/list']);
   });
 

@@ -141,6 +141,15 @@ describe('channelItemPost', () => {
     expect(await raw.text()).toContain('r%C3%A9sum%C3%A9+%C3%BC.txt');
   });
 
+  it('returns the edit of an item the channel does not have as a user error on restId', async () => {
+    const r = await post({ restId: 999_999, body: 'edited' });
+    expect(r.errors).toBeUndefined();
+    expect(r.data?.channelItemPost).toEqual({
+      item: null,
+      errors: [{ message: 'Hubzilla has no item with that id to edit in this channel.', field: ['input', 'restId'], code: 'INVALID' }],
+    });
+  });
+
   it('attaches a non-image file', async () => {
     const form = new FormData();
     form.append('operations', JSON.stringify({ query: POST, variables: { input: { body: 'notes attached', media: null } } }));
@@ -168,15 +177,6 @@ describe('channelItemPost', () => {
     expect(r.data.channelItemPost).toEqual({
       item: null,
       errors: [{ message: 'Hubzilla refused the item: invalid post id.', field: ['input', 'parentRestId'], code: 'INVALID' }],
-    });
-  });
-
-  it("maps the hub's empty answer to an unknown post id to NOT_FOUND", async () => {
-    const r = await post({ restId: 9999, body: 'x' });
-    expect(r.data.channelItemPost).toBeNull();
-    expect(r.errors?.[0]?.extensions).toEqual({
-      code: 'NOT_FOUND',
-      upstream: { name: 'hubzilla', status: 200, method: 'POST', path: '/api/z/1.0/item/update' },
     });
   });
 

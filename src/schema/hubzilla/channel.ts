@@ -6,7 +6,6 @@
  * `channel=` parameter on every call.
  */
 import { GraphQLError } from 'graphql';
-import { InputError } from '../../errors.js';
 import { checkNickname } from '../../upstreams/hubzilla/client.js';
 import type { ChannelLoaders } from '../../upstreams/hubzilla/loaders.js';
 import { builder } from '../builder.js';
@@ -128,16 +127,13 @@ builder.queryFields((t) => ({
     args: { nickname: t.arg.string({ description: "Nickname of a channel of the caller's account; the login's channel when left out." }) },
     resolve: async (_root, args, ctx) => {
       if (args.nickname === null || args.nickname === undefined) return { nickname: null };
-      let nickname: string;
-      try {
-        nickname = checkNickname(args.nickname);
-      } catch (error) {
-        if (error instanceof InputError) return null;
-        throw error;
-      }
+      // Not a nickname at all: the caller's mistake, before any call.
+      const asked = checkNickname(args.nickname).toLowerCase();
       // The hub answers calls for another account's channel with empty 200s: check membership once.
+      // Nicknames match without regard to case, as the hub's database does; the hub's own spelling goes on.
       const channels = await ctx.hubzilla.loaders.channelList();
-      return channels.includes(nickname) ? { nickname } : null;
+      const nickname = channels.find((channel) => channel.toLowerCase() === asked);
+      return nickname === undefined ? null : { nickname };
     },
   }),
 }));

@@ -9,7 +9,7 @@
  * one record by the client. An item keeps the thread it was read with, so
  * `parent` and `comments` cost no further call.
  */
-import { InputError } from '../../errors.js';
+import { InputError, UpstreamError } from '../../errors.js';
 import { ItemUpdateRefused, threadsOf, type ItemUpdateParams, type NetworkStreamFilters } from '../../upstreams/hubzilla/client.js';
 import type { ItemRecord } from '../../upstreams/hubzilla/records.js';
 import { builder } from '../builder.js';
@@ -506,6 +506,10 @@ builder.mutationFields((t) => ({
         return { item: record ? { record, channel, thread: thread ?? undefined } : null, errors: [] };
       } catch (error) {
         if (error instanceof ItemUpdateRefused) return { item: null, errors: [refusal(error.message, input)] };
+        // An edit of an item the channel does not have is the caller's to fix, like every other refusal of the hub.
+        if (error instanceof UpstreamError && error.code === 'NOT_FOUND' && input.restId !== null && input.restId !== undefined) {
+          return { item: null, errors: [inputError('restId', 'Hubzilla has no item with that id to edit in this channel.', 'INVALID')] };
+        }
         throw error;
       }
     },
