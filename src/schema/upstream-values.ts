@@ -46,10 +46,3 @@ export function checked<K extends keyof Kinds>(value: unknown, kind: K, upstream
   if (isKind(value, kind)) return value as Kinds[K];
   throw wrongType(upstream);
 }
-
-/** A list of strings (topics, tags): every item checked. */
-export function checkedStrings(value: unknown, upstream: 'gitlab' | 'hubzilla' = 'gitlab'): string[] | null {
-  const list = checked(value, 'array', upstream);
-  if (list && !list.every((item) => typeof item === 'string')) throw wrongType(upstream);
-  return list as string[] | null;
-}

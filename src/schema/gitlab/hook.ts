@@ -98,7 +98,7 @@ builder.node(ProjectHook, {
     pushEventsBranchFilter: t.string({
       nullable: true,
       description: 'Branches whose pushes trigger the hook, read as `branchFilterStrategy` says (GitLab 11 to 15: always a wildcard pattern).',
-      resolve: (h) => checked(h.push_events_branch_filter, 'string'),
+      resolve: (h) => h.push_events_branch_filter ?? null,
     }),
     branchFilterStrategy: t.field({
       type: BranchFilterStrategy,
@@ -138,8 +138,7 @@ builder.node(ProjectHook, {
         t.boolean({
           nullable: true,
           description,
-          resolve: (h: HookRecord) =>
-            checked(h[key] ?? (key === 'wiki_page_events' ? (h as unknown as { wiki_events?: boolean }).wiki_events : null), 'boolean'),
+          resolve: (h: HookRecord) => h[key] ?? (key === 'wiki_page_events' ? (h as unknown as { wiki_events?: boolean }).wiki_events : null) ?? null,
         }),
       ]),
     ),

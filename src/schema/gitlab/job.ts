@@ -13,7 +13,6 @@ import type { Context } from '../context.js';
 import { decodeGlobalId, localIdOf, restIdOf, restIdPairOf } from '../global-id.js';
 import { resolveConnection } from '../pagination.js';
 import { fieldsOnNodes } from '../selection.js';
-import { checked } from '../upstream-values.js';
 import { runMutation, UserError, type UserErrorShape } from '../user-error.js';
 import { downloadPath } from './download-paths.js';
 import { Project } from './project.js';
@@ -199,7 +198,7 @@ builder.node(Job, {
       nullable: true,
       description: 'Download URL that GitLab 11 sent in erase and keep responses; current GitLab never sends it, so it is null there.',
       deprecationReason: 'GitLab 12+ no longer sends it: use artifactsArchiveUrl, which works on every version.',
-      resolve: (j) => checked(j.download_url, 'string'),
+      resolve: (j) => j.download_url ?? null,
     }),
     traceUrl: t.string({
       description: "Gateway URL streaming the job's log (send the same credentials).",

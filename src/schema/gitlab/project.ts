@@ -17,7 +17,7 @@ import type { Context } from '../context.js';
 import { localIdOf, restIdOf } from '../global-id.js';
 import { resolveConnection } from '../pagination.js';
 import { fieldsOnNodes, selects } from '../selection.js';
-import { checked, checkedStrings } from '../upstream-values.js';
+import { checked } from '../upstream-values.js';
 import { Namespace } from './namespace.js';
 import { LanguageShare, ProjectLicense, ProjectLinks, ProjectPermissions, ProjectStatistics, SharedGroup } from './project-details.js';
 import { knownOrNull, MergeMethod, ProjectVisibility } from './project-enums.js';
@@ -60,49 +60,50 @@ builder.node(Project, {
   id: { resolve: (p) => p.id },
   loadOne: (id, ctx) => ctx.gitlab.loaders.project(id),
   fields: (t) => {
+    // The helpers hand on what GitLab sent: strict-values.ts checks each value against its field's type.
     const text = (key: keyof ProjectRecord, description: string) =>
       t.string({
         nullable: true,
         description,
-        resolve: async (p, _args, ctx) => checked(await projectValue(p, key, ctx), 'string'),
+        resolve: (p, _args, ctx) => projectValue(p, key, ctx) as string | null | Promise<string | null>,
       });
     const flag = (key: keyof ProjectRecord, description: string) =>
       t.boolean({
         nullable: true,
         description,
-        resolve: async (p, _args, ctx) => checked(await projectValue(p, key, ctx), 'boolean'),
+        resolve: (p, _args, ctx) => projectValue(p, key, ctx) as boolean | null | Promise<boolean | null>,
       });
     const count = (key: keyof ProjectRecord, description: string) =>
       t.int({
         nullable: true,
         description,
-        resolve: async (p, _args, ctx) => checked(await projectValue(p, key, ctx), 'number'),
+        resolve: (p, _args, ctx) => projectValue(p, key, ctx) as number | null | Promise<number | null>,
       });
     const restId = (key: keyof ProjectRecord, description: string) =>
       t.field({
         type: 'SafeInt',
         nullable: true,
         description,
-        resolve: async (p, _args, ctx) => checked(await projectValue(p, key, ctx), 'number'),
+        resolve: (p, _args, ctx) => projectValue(p, key, ctx) as number | null | Promise<number | null>,
       });
     const time = (key: keyof ProjectRecord, description: string) =>
       t.field({
         type: 'DateTime',
         nullable: true,
         description,
-        resolve: async (p, _args, ctx) => checked(await projectValue(p, key, ctx), 'string'),
+        resolve: (p, _args, ctx) => projectValue(p, key, ctx) as string | null | Promise<string | null>,
       });
     return {
       restId: t.field({ type: 'SafeInt', description: 'Numeric id of the project in the GitLab REST API.', resolve: (p) => p.id }),
-      name: t.string({ description: 'Name of the project.', resolve: (p) => checked(p.name, 'string') ?? '' }),
+      name: t.string({ description: 'Name of the project.', resolve: (p) => p.name ?? '' }),
       nameWithNamespace: t.string({
         description: 'Name of the project with its namespace, e.g. `Group / Project`.',
-        resolve: (p) => checked(p.name_with_namespace, 'string') ?? '',
+        resolve: (p) => p.name_with_namespace ?? '',
       }),
-      path: t.string({ description: 'Path of the project, the last segment of its full path.', resolve: (p) => checked(p.path, 'string') ?? '' }),
+      path: t.string({ description: 'Path of the project, the last segment of its full path.', resolve: (p) => p.path ?? '' }),
       pathWithNamespace: t.string({
         description: 'Full path of the project, e.g. `group/project`.',
-        resolve: (p) => checked(p.path_with_namespace, 'string') ?? '',
+        resolve: (p) => p.path_with_namespace ?? '',
       }),
       description: text('description', 'Description of the project.'),
       defaultBranch: text('default_branch', 'Default branch of the repository.'),
@@ -119,9 +120,9 @@ builder.node(Project, {
       avatarUrl: text('avatar_url', "URL of the project's avatar."),
       tagList: t.stringList({
         description: 'Tags of the project (called topics since GitLab 14).',
-        resolve: (p) => checkedStrings(p.tag_list ?? p.topics) ?? [],
+        resolve: (p) => p.tag_list ?? p.topics ?? [],
       }),
-      topics: t.stringList({ description: 'Topics of the project.', resolve: (p) => checkedStrings(p.topics ?? p.tag_list) ?? [] }),
+      topics: t.stringList({ description: 'Topics of the project.', resolve: (p) => p.topics ?? p.tag_list ?? [] }),
       createdAt: time('created_at', 'Time the project was created.'),
       updatedAt: time('updated_at', 'Time the project was last updated.'),
       lastActivityAt: time('last_activity_at', 'Time of the last activity in the project.'),
@@ -140,7 +141,7 @@ builder.node(Project, {
         nullable: true,
         description:
           'URL of the license file in the repository. GitLab sends it only to a single-project read with `license=true`, so from a list it costs one call per project.',
-        resolve: async (p, _args, ctx) => checked(await projectValue(p, 'license_url', ctx, { license: true }), 'string'),
+        resolve: (p, _args, ctx) => projectValue(p, 'license_url', ctx, { license: true }),
       }),
       repositoryStorage: text('repository_storage', 'Storage shard holding the repository (admins only).'),
       // No runnersToken: GitLab hands the runner registration token to every Maintainer who asks, and a
@@ -195,7 +196,7 @@ builder.node(Project, {
         description: 'Indicates a link to create or view a merge request is printed on push.',
         resolve: async (p, _args, ctx) => {
           const singular = await projectValue(p, 'printing_merge_request_link_enabled', ctx);
-          return checked(singular ?? p.printing_merge_requests_link_enabled, 'boolean');
+          return singular ?? p.printing_merge_requests_link_enabled ?? null;
         },
       }),
       requestAccessEnabled: flag('request_access_enabled', 'Indicates users may request access to the project.'),
@@ -203,46 +204,45 @@ builder.node(Project, {
         type: Namespace,
         nullable: true,
         description: 'Namespace the project lives in.',
-        resolve: async (p, _args, ctx) => checked(await projectValue(p, 'namespace', ctx), 'object') as ProjectRecord['namespace'] | null,
+        resolve: (p, _args, ctx) => projectValue(p, 'namespace', ctx),
       }),
       owner: t.field({
         type: User,
         nullable: true,
         description: 'User who owns the project; null for projects in a group namespace.',
-        resolve: async (p, _args, ctx) => checked(await projectValue(p, 'owner', ctx), 'object') as ProjectRecord['owner'] | null,
+        resolve: (p, _args, ctx) => projectValue(p, 'owner', ctx),
       }),
       permissions: t.field({
         type: ProjectPermissions,
         nullable: true,
         description: 'What the caller may do in the project; null for anonymous callers.',
-        resolve: async (p, _args, ctx) => checked(await projectValue(p, 'permissions', ctx), 'object') as ProjectRecord['permissions'] | null,
+        resolve: (p, _args, ctx) => projectValue(p, 'permissions', ctx),
       }),
       sharedWithGroups: t.field({
         type: [SharedGroup],
         nullable: true,
         description: 'Groups the project is shared with.',
-        resolve: async (p, _args, ctx) => checked(await projectValue(p, 'shared_with_groups', ctx), 'array') as ProjectRecord['shared_with_groups'] | null,
+        resolve: (p, _args, ctx) => projectValue(p, 'shared_with_groups', ctx),
       }),
       statistics: t.field({
         complexity: UPSTREAM_CALL,
         type: ProjectStatistics,
         nullable: true,
         description: 'Storage statistics of the project; null when GitLab does not show them to the caller.',
-        resolve: async (p, _args, ctx) =>
-          checked(await projectValue(p, 'statistics', ctx, { statistics: true }), 'object') as ProjectRecord['statistics'] | null,
+        resolve: (p, _args, ctx) => projectValue(p, 'statistics', ctx, { statistics: true }),
       }),
       license: t.field({
         complexity: UPSTREAM_CALL,
         type: ProjectLicense,
         nullable: true,
         description: 'License detected in the repository; null when there is none.',
-        resolve: async (p, _args, ctx) => checked(await projectValue(p, 'license', ctx, { license: true }), 'object') as ProjectRecord['license'] | null,
+        resolve: (p, _args, ctx) => projectValue(p, 'license', ctx, { license: true }),
       }),
       links: t.field({
         type: ProjectLinks,
         nullable: true,
         description: 'REST API URLs of the project and its sub-resources.',
-        resolve: async (p, _args, ctx) => checked(await projectValue(p, '_links', ctx), 'object') as ProjectRecord['_links'] | null,
+        resolve: (p, _args, ctx) => projectValue(p, '_links', ctx),
       }),
       forkedFrom: t.field({
         complexity: UPSTREAM_CALL,

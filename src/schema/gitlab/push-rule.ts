@@ -2,7 +2,6 @@
 import type { PushRuleRecord } from '../../upstreams/gitlab/records.js';
 import { builder } from '../builder.js';
 import { UPSTREAM_CALL } from '../cost.js';
-import { checked } from '../upstream-values.js';
 import { runMutation, UserError, type UserErrorShape } from '../user-error.js';
 import { Project, projectIdFromArg } from './project.js';
 
@@ -33,7 +32,7 @@ export const PushRule = builder.objectRef<PushRuleRecord>('PushRule').implement(
     maxFileSize: t.int({
       nullable: true,
       description: 'Largest file a push may hold, in MB (0: no limit).',
-      resolve: (r) => checked(r.max_file_size, 'number'),
+      resolve: (r) => r.max_file_size ?? null,
     }),
     // GitLab sends "" for a rule that was set empty and null for one never set: both kept as sent.
     ...Object.fromEntries(
@@ -42,12 +41,12 @@ export const PushRule = builder.objectRef<PushRuleRecord>('PushRule').implement(
         t.string({
           nullable: true,
           description: `${description} Empty when set empty, null when never set.`,
-          resolve: (r: PushRuleRecord) => checked(r[key], 'string'),
+          resolve: (r: PushRuleRecord) => r[key] ?? null,
         }),
       ]),
     ),
     ...Object.fromEntries(
-      FLAGS.map(([key, field, description]) => [field, t.boolean({ nullable: true, description, resolve: (r: PushRuleRecord) => checked(r[key], 'boolean') })]),
+      FLAGS.map(([key, field, description]) => [field, t.boolean({ nullable: true, description, resolve: (r: PushRuleRecord) => r[key] ?? null })]),
     ),
   }),
 });
