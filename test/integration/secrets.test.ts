@@ -3,6 +3,9 @@
  * error, its extensions, or an upstream call it was not meant for. (The
  * logs of the whole run are checked by test/global-setup.ts.)
  */
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type GraphQLResponse, type TestApp } from '../helpers/app.js';
 import { TEST_SECRETS } from '../helpers/secrets.js';
@@ -115,5 +118,31 @@ describe('credentials in errors and upstream calls', () => {
   it('leaves no sandbox secret and no test credential in any response of this file', () => {
     const text = JSON.stringify(responses.map((r) => ({ data: r.data, errors: r.errors })));
     for (const secret of [...sandboxSecrets(), ...TEST_SECRETS]) expect(text).not.toContain(secret);
+  });
+});
+
+describe('import URLs with credentials', () => {
+  // GitLab sends safe_import_url, and the sandbox does too; a server (or proxy) that sent the raw URL would hand the
+  // caller the mirror's password, so the gateway strips userinfo itself. Only a stub upstream can show that.
+  it('hands on the URL without the user and password it holds', async () => {
+    const fixture = JSON.parse(readFileSync(new URL('../fixtures/gitlab-entities/project.json', import.meta.url), 'utf8')) as {
+      body: Record<string, unknown>;
+    };
+    const secret = 'glpat-SENTINELimporturl0000';
+    const upstream = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ ...fixture.body, import_url: `https://oauth2:${secret}@github.com/example/mirror.git` }));
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const stubbed = await createTestApp({ gitlabUrl: new URL(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}`) });
+    try {
+      const res = await stubbed.gql<{ project: { importUrl: string } }>(`{ project(id: "${String(fixture.body.id)}") { importUrl } }`);
+      expect(res.errors).toBeUndefined();
+      expect(res.data).toEqual({ project: { importUrl: 'https://github.com/example/mirror.git' } });
+      expect(JSON.stringify(res)).not.toContain('SENTINEL');
+    } finally {
+      await stubbed.close();
+      await new Promise<void>((resolve) => upstream.close(() => resolve()));
+    }
   });
 });
