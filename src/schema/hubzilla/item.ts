@@ -123,6 +123,8 @@ builder.node(ChannelItem, {
   loadOne: (id, ctx) => loadChannelItem(id, ctx),
   fields: (t) => {
     const text = (key: keyof ItemRecord, description: string) => t.string({ description, resolve: (i) => String(i.record[key] ?? '') });
+    const restId = (key: 'id' | 'parent' | 'uid' | 'aid', description: string) =>
+      t.field({ type: 'SafeInt', nullable: true, description, resolve: (i) => i.record[key] });
     const time = (key: 'created' | 'edited' | 'expires' | 'commented' | 'received' | 'changed' | 'comments_closed', description: string) =>
       t.field({ type: 'DateTime', nullable: true, description, resolve: (i) => i.record[key] });
     const list = (key: 'allow_cid' | 'allow_gid' | 'deny_cid' | 'deny_gid', description: string) =>
@@ -143,30 +145,10 @@ builder.node(ChannelItem, {
               : JSON.stringify(i.record[key]),
       });
     return {
-      restId: t.field({
-        type: 'SafeInt',
-        nullable: true,
-        description: 'Numeric id of the item on this hub; only item/full and item/update report it, streams do not.',
-        resolve: (i) => i.record.id,
-      }),
-      parentRestId: t.field({
-        type: 'SafeInt',
-        nullable: true,
-        description: "Numeric id of the thread's top item; only item/full and item/update report it.",
-        resolve: (i) => i.record.parent,
-      }),
-      channelRestId: t.field({
-        type: 'SafeInt',
-        nullable: true,
-        description: 'Numeric id of the channel holding the item (`uid`), where reported.',
-        resolve: (i) => i.record.uid,
-      }),
-      accountRestId: t.field({
-        type: 'SafeInt',
-        nullable: true,
-        description: 'Numeric id of the account holding the item (`aid`), where reported.',
-        resolve: (i) => i.record.aid,
-      }),
+      restId: restId('id', 'Numeric id of the item on this hub; only item/full and item/update report it, streams do not.'),
+      parentRestId: restId('parent', "Numeric id of the thread's top item; only item/full and item/update report it."),
+      channelRestId: restId('uid', 'Numeric id of the channel holding the item (`uid`), where reported.'),
+      accountRestId: restId('aid', 'Numeric id of the account holding the item (`aid`), where reported.'),
       uuid: text('uuid', 'UUID of the item.'),
       messageId: text('message_id', 'Message id of the item (`mid`), a URL unique across hubs.'),
       threadMessageId: text('message_top', "Message id of the thread's top item (`parent_mid`)."),
