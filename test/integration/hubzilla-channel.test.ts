@@ -183,6 +183,8 @@ describe('stream', () => {
     const nodes = r.data.channel.stream.nodes as Data[];
     const byBody = (text: string) => nodes.find((n) => n.body.includes(text));
     expect(byBody('Greetings from Lisbon')).toMatchObject({ location: 'Lisbon, Portugal', coordinates: '38.7223 -9.1393' });
+    // The hub writes "" for what was never set; a reader gets null.
+    expect(byBody('Release notes draft')).toMatchObject({ location: null, coordinates: null, app: null });
     expect(byBody('Release notes draft')?.categories).toEqual(['duograph', 'release']);
     expect(byBody('Attaching the meeting notes')?.attachments.map((a: Data) => a.title)).toEqual(['notes.txt', 'report.pdf']);
     // Stream activities carry no ACL lists (only item/full's mirror fields do), but the private flag.
@@ -376,11 +378,14 @@ describe('albums, groups, connections', () => {
 
   it('lists connections with their xchans, priming later xchan lookups', async () => {
     const r = await hz(
-      '{ channel { connections { restId isSelf pending archived feed closeness xchan { address network } } } xchan(address: "bob@social.example.org") { name } }',
+      '{ channel { connections { restId isSelf pending archived feed closeness role instance xchan { address network connectionPage } } } xchan(address: "bob@social.example.org") { name } }',
     );
     expect(r.errors).toBeUndefined();
     const connections = r.data.channel.connections as Data[];
     expect(connections.find((c) => c.isSelf)?.xchan.address).toBe('demo@hub.duograph.test');
+    // The self entry has "" for role and instance on the hub (abook.txt), and local xchans no connection page.
+    expect(connections.find((c) => c.isSelf)).toMatchObject({ role: null, instance: null, xchan: { connectionPage: null } });
+    expect(connections.find((c) => c.xchan.address === 'bob@social.example.org')).toMatchObject({ role: 'social', instance: expect.stringMatching(/^http/) });
     expect(connections.find((c) => c.xchan.address === 'erin@friendica.example')?.pending).toBe(true);
     expect(connections.find((c) => c.xchan.address === 'frank@feeds.example')).toMatchObject({ archived: true, feed: true });
     expect(r.data.xchan.name).toBe('Bob Builder');

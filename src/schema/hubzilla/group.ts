@@ -50,8 +50,16 @@ export const ChannelConnection = builder.objectRef<ConnectionRecord>('ChannelCon
     isSelf: t.boolean({ description: "Indicates the channel's own entry.", resolve: (c) => c.abook_self }),
     feed: t.boolean({ description: 'Indicates an RSS or Atom feed.', resolve: (c) => c.abook_feed }),
     notHere: t.boolean({ description: 'Indicates the connection is not on this hub any more.', resolve: (c) => c.abook_not_here }),
-    role: t.string({ nullable: true, description: 'Permission role of the connection, e.g. `social`.', resolve: (c) => c.abook_role }),
-    instance: t.string({ description: 'Hubs the connection was seen on.', resolve: (c) => c.abook_instance }),
+    role: t.string({
+      nullable: true,
+      description: 'Permission role of the connection, e.g. `social`; null when none is set.',
+      resolve: (c) => c.abook_role || null,
+    }),
+    instance: t.string({
+      nullable: true,
+      description: 'Hubs the connection was seen on; null when none is recorded.',
+      resolve: (c) => c.abook_instance || null,
+    }),
   }),
 });
 

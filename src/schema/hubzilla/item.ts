@@ -117,12 +117,32 @@ export const ChannelItemTag = builder.objectRef<ItemRecord['tags'][number]>('Cha
   }),
 });
 
+/** Item fields whose empty string means "not set". */
+type OptionalText =
+  | 'app'
+  | 'lang'
+  | 'html'
+  | 'target_type'
+  | 'llink'
+  | 'location'
+  | 'longlat'
+  | 'signature'
+  | 'route'
+  | 'layout_mid'
+  | 'postopts'
+  | 'resource_id'
+  | 'resource_type'
+  | 'public_scope';
+
 builder.node(ChannelItem, {
   description: "A post or comment in a Hubzilla channel (an item), as the hub's activity object and item record describe it.",
   id: { resolve: (i) => scopedId(i.channel, itemKey(i.record)) },
   loadOne: (id, ctx) => loadChannelItem(id, ctx),
   fields: (t) => {
     const text = (key: keyof ItemRecord, description: string) => t.string({ description, resolve: (i) => String(i.record[key] ?? '') });
+    // The hub writes "" where these were never set: a reader gets null instead.
+    const optional = (key: OptionalText, description: string) =>
+      t.string({ nullable: true, description: `${description} Null when not set.`, resolve: (i) => i.record[key] || null });
     const restId = (key: 'id' | 'parent' | 'uid' | 'aid', description: string) =>
       t.field({ type: 'SafeInt', nullable: true, description, resolve: (i) => i.record[key] });
     const time = (key: 'created' | 'edited' | 'expires' | 'commented' | 'received' | 'changed' | 'comments_closed', description: string) =>
@@ -164,26 +184,26 @@ builder.node(ChannelItem, {
       title: text('title', 'Title of the item.'),
       summary: text('summary', 'Summary (content warning) of the item.'),
       body: text('body', 'Content of the item, in its mimetype.'),
-      html: text('html', 'Rendered HTML of the body, where the hub stored it.'),
-      app: text('app', 'Application or network name shown with the item (set with the form field `source`).'),
-      lang: text('lang', 'Language of the item, where detected.'),
+      html: optional('html', 'Rendered HTML of the body, where the hub stored it.'),
+      app: optional('app', 'Application or network name shown with the item (set with the form field `source`).'),
+      lang: optional('lang', 'Language of the item, where detected.'),
       revision: t.int({ nullable: true, description: 'Revision of the item, where reported.', resolve: (i) => i.record.revision }),
       verb: text('verb', 'Activity verb, e.g. `http://activitystrea.ms/schema/1.0/post`.'),
       objectType: text('object_type', 'Activity object type, e.g. `…/note` or `…/comment` (`Note` on Hubzilla 10).'),
-      targetType: text('target_type', 'Activity target type.'),
+      targetType: optional('target_type', 'Activity target type.'),
       object: json('object', 'The activity object as JSON text, where present.'),
       target: json('target', 'The activity target as JSON text, where present.'),
       permalink: text('permalink', 'Permanent link of the item (`plink`).'),
-      localLink: text('llink', 'Link to the item on this hub (`llink`), where reported.'),
-      location: text('location', 'Free-form location of the item.'),
-      coordinates: text('longlat', 'Geographic coordinates of the item (`coord`), `lat lon`.'),
-      signature: text('signature', 'Signature of the item by its author.'),
-      route: text('route', 'Route the item travelled between hubs.'),
-      layoutMessageId: text('layout_mid', 'Message id of the layout of a design element.'),
-      postOptions: text('postopts', 'Posting options of the item.'),
-      resourceId: text('resource_id', 'Id of the resource the item stands for, e.g. a photo.'),
-      resourceType: text('resource_type', 'Type of the resource the item stands for, e.g. `photo`.'),
-      publicScope: text('public_scope', 'Public policy of the item (`public_policy`).'),
+      localLink: optional('llink', 'Link to the item on this hub (`llink`), where reported.'),
+      location: optional('location', 'Free-form location of the item.'),
+      coordinates: optional('longlat', 'Geographic coordinates of the item (`coord`), `lat lon`.'),
+      signature: optional('signature', 'Signature of the item by its author.'),
+      route: optional('route', 'Route the item travelled between hubs.'),
+      layoutMessageId: optional('layout_mid', 'Message id of the layout of a design element.'),
+      postOptions: optional('postopts', 'Posting options of the item.'),
+      resourceId: optional('resource_id', 'Id of the resource the item stands for, e.g. a photo.'),
+      resourceType: optional('resource_type', 'Type of the resource the item stands for, e.g. `photo`.'),
+      publicScope: optional('public_scope', 'Public policy of the item (`public_policy`).'),
       commentScope: text('comment_scope', 'Who may comment (`comment_policy`), e.g. `contacts`.'),
       allowContacts: list('allow_cid', 'Hashes of the xchans allowed to see the item; empty means unrestricted.'),
       allowGroups: list('allow_gid', 'Hashes of the privacy groups allowed to see the item.'),

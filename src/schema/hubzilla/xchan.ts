@@ -65,7 +65,7 @@ builder.node(Xchan, {
           return record ? full(record) : null;
         },
       });
-    const text = (pick: (r: XchanRecord) => string, description: string) =>
+    const text = (pick: (r: XchanRecord) => string | null, description: string) =>
       t.string({
         nullable: true,
         description,
@@ -148,8 +148,8 @@ builder.node(Xchan, {
       photoSmall: text((r) => r.photo_s, 'URL of the small profile photo (48 px).'),
       connectionsUrl: text((r) => r.connurl, "URL of the identity's public connections list (`connurl`)."),
       followUrl: text((r) => r.follow, "URL template to follow the identity; `%s` stands for the follower's address."),
-      connectionPage: text((r) => r.connpage, "URL of the identity's connection page."),
-      instanceUrl: text((r) => r.instance_url, "URL of the identity's instance, when it differs from its hub."),
+      connectionPage: text((r) => r.connpage || null, "URL of the identity's connection page; null when it has none."),
+      instanceUrl: text((r) => r.instance_url || null, "URL of the identity's instance, when it differs from its hub; null otherwise."),
       flags: t.int({ nullable: true, description: 'Raw xchan flags bit field.', resolve: async (x, _args, ctx) => (await fullXchan(x, ctx))?.flags ?? null }),
       photoUpdatedAt: time((r) => r.photo_date, 'Time the profile photo last changed.'),
       nameUpdatedAt: time((r) => r.name_date, 'Time the name last changed.'),
