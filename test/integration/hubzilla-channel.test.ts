@@ -431,48 +431,96 @@ describe('export', () => {
   });
 });
 
-describe('networkStream paging on a hub that re-sorts each page', () => {
-  it('returns every thread exactly once over a full walk, for every page size from 1 to 7', async () => {
-    const own = await createTestApp({ sandbox: { clock: 'manual' } });
-    try {
-      // 40 posts in five seconds: eight share each one-second `commented`, as a post and its comments,
-      // or items delivered together, do on a real hub. The sandbox then re-sorts each page as conv_sort() does.
-      for (let i = 0; i < 40; i++) {
-        const res = await fetch(`${own.hubzilla.url}/api/z/1.0/item/update`, {
-          method: 'POST',
-          headers: { authorization: DEMO, 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({ body: `tied post ${i}`, created: `2026-11-20 10:00:0${i % 5}` }),
-        });
-        expect(res.status).toBe(200);
-        await res.arrayBuffer();
-      }
-      const ask = async (first: number, after?: string) => {
-        const res = await own.gql<{
-          channel: { networkStream: { nodes: { messageId: string }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } };
-        }>(
-          'query ($first: Int!, $after: String) { channel { networkStream(first: $first, after: $after) { nodes { messageId } pageInfo { hasNextPage endCursor } } } }',
-          { first, after },
-          { headers: { 'x-hubzilla-authorization': DEMO } },
-        );
-        expect(res.errors).toBeUndefined();
-        return res.data?.channel.networkStream ?? { nodes: [], pageInfo: { hasNextPage: false, endCursor: null } };
-      };
-      const whole = (await ask(100)).nodes.map((n) => n.messageId);
-      expect(whole.length).toBeGreaterThanOrEqual(40);
-      for (let size = 1; size <= 7; size++) {
-        const walked: string[] = [];
-        let after: string | undefined;
-        for (let pages = 0; pages < 200; pages++) {
-          const page = await ask(size, after);
-          walked.push(...page.nodes.map((n) => n.messageId));
-          if (!page.pageInfo.hasNextPage || !page.pageInfo.endCursor) break;
-          after = page.pageInfo.endCursor;
-        }
-        expect(new Set(walked).size, `page size ${size}: a thread came twice`).toBe(walked.length);
-        expect([...walked].sort(), `page size ${size}: the walk differs from one read`).toEqual([...whole].sort());
-      }
-    } finally {
-      await own.close();
+/** One page of a connection: the ids of its nodes and its page info. */
+interface WalkPage {
+  ids: string[];
+  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+}
+type AskPage = (window: { first?: number; after?: string; last?: number; before?: string }) => Promise<WalkPage>;
+
+/**
+ * Walks a connection forward with `first: size`, then back from its last item
+ * with `last: size`; each walk must hold every id of `whole` exactly once.
+ */
+async function expectExactWalks(ask: AskPage, whole: readonly string[], size: number): Promise<void> {
+  const forward: string[] = [];
+  let after: string | undefined;
+  let lastCursor: string | undefined;
+  for (let pages = 0; pages < 200; pages++) {
+    const page = await ask({ first: size, after });
+    forward.push(...page.ids);
+    if (page.pageInfo.endCursor) lastCursor = page.pageInfo.endCursor;
+    if (!page.pageInfo.hasNextPage || !page.pageInfo.endCursor) break;
+    after = page.pageInfo.endCursor;
+  }
+  expect(new Set(forward).size, `page size ${size}: an item came twice going forward`).toBe(forward.length);
+  expect([...forward].sort(), `page size ${size}: the forward walk differs from one read`).toEqual([...whole].sort());
+  // Backward from the last item's cursor: every item before it, then the last item itself.
+  const backward: string[] = forward.slice(-1);
+  let before = lastCursor;
+  for (let pages = 0; pages < 200 && before; pages++) {
+    const page = await ask({ last: size, before });
+    backward.unshift(...page.ids);
+    if (!page.pageInfo.hasPreviousPage || !page.pageInfo.startCursor) break;
+    before = page.pageInfo.startCursor;
+  }
+  expect(new Set(backward).size, `page size ${size}: an item came twice going backward`).toBe(backward.length);
+  expect([...backward].sort(), `page size ${size}: the backward walk differs from one read`).toEqual([...whole].sort());
+}
+
+describe('paging on a hub with one-second ties', () => {
+  let own: TestApp;
+  beforeAll(async () => {
+    // 40 files in eight seconds, five to a second, like an upload of a folder.
+    own = await createTestApp({ hubzillaSandbox: { bulkFiles: 40 } });
+    // 40 posts in five seconds: eight share each one-second `commented`, as a post and its comments,
+    // or items delivered together, do on a real hub. The sandbox re-sorts each network/stream page as conv_sort() does.
+    for (let i = 0; i < 40; i++) {
+      const res = await fetch(`${own.hubzilla.url}/api/z/1.0/item/update`, {
+        method: 'POST',
+        headers: { authorization: DEMO, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ body: `tied post ${i}`, created: `2026-11-20 10:00:0${i % 5}` }),
+      });
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
     }
+  });
+  afterAll(async () => {
+    await own.close();
+  });
+
+  const asker =
+    (field: string, id: string): AskPage =>
+    async (window) => {
+      const res = await own.gql<Data>(
+        `query ($first: Int, $after: String, $last: Int, $before: String) { channel { ${field}(first: $first, after: $after, last: $last, before: $before) {
+          nodes { ${id} } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } } }`,
+        window,
+        { headers: { 'x-hubzilla-authorization': DEMO } },
+      );
+      expect(res.errors).toBeUndefined();
+      const connection = res.data.channel[field.replace(/\(.*$/, '')];
+      return { ids: connection.nodes.map((n: Data) => n[id]), pageInfo: connection.pageInfo };
+    };
+
+  it('networkStream returns every thread exactly once over full walks both ways, for every page size from 1 to 7', async () => {
+    const ask = asker('networkStream', 'messageId');
+    const whole = (await ask({ first: 100 })).ids;
+    expect(whole.length).toBeGreaterThanOrEqual(40);
+    for (let size = 1; size <= 7; size++) await expectExactWalks(ask, whole, size);
+  }, 60_000);
+
+  it('files return every file exactly once over full walks both ways, for every page size from 1 to 7', async () => {
+    const ask = asker('files', 'hash');
+    const whole = (await ask({ first: 100 })).ids;
+    expect(whole.length).toBeGreaterThanOrEqual(40);
+    for (let size = 1; size <= 7; size++) await expectExactWalks(ask, whole, size);
+  }, 60_000);
+
+  it('the channel stream returns every item exactly once over full walks both ways, for every page size from 1 to 7', async () => {
+    const ask = asker('stream', 'messageId');
+    const whole = (await ask({ first: 100 })).ids;
+    expect(whole.length).toBeGreaterThanOrEqual(40);
+    for (let size = 1; size <= 7; size++) await expectExactWalks(ask, whole, size);
   }, 60_000);
 });

@@ -46,7 +46,7 @@
  *     `seedFacts()`.
  *   - Bulk files (only with the `bulkFiles: n` option, added after everything above so no other
  *     id or hash moves): folder `Bulk` (2026-11-20 08:00:00) holding bulk-0001.txt .. bulk-n.txt,
- *     text/plain, "Bulk file i of the demo channel.\n", created one second apart after the folder.
+ *     text/plain, "Bulk file i of the demo channel.\n", created five to a second after the folder (ties).
  * Channel `demo-projects`: 3 wall posts, group Friends, no files and no albums.
  * Channel `alice`: 2 wall posts, group Friends (alice, demo), file alice-notes.txt.
  */
@@ -828,7 +828,8 @@ export function seedStore(options: SeedOptions = {}): { store: Store; facts: See
         filename: `bulk-${String(i).padStart(4, '0')}.txt`,
         filetype: 'text/plain',
         data: Buffer.from(`Bulk file ${i} of the demo channel.\n`),
-        created: addSeconds('2026-11-20 08:00:00', i),
+        // Five to a second: ties in `created`, as an upload of a whole folder makes.
+        created: addSeconds('2026-11-20 08:00:00', Math.ceil(i / 5)),
       });
     }
   }
