@@ -14,8 +14,10 @@ import './gitlab/job-subscriptions.js';
 import './hubzilla/xchan.js';
 import './hubzilla/channel.js';
 import './hubzilla/item.js';
+import './hubzilla/item-post.js';
 import './hubzilla/file.js';
 import './hubzilla/album.js';
+import './hubzilla/connection.js';
 import './hubzilla/group.js';
 
 /** The schema as an Apollo Federation 2 subgraph: every type, plus `_service { sdl }` and `_entities` for the entities' `@key`s. */

@@ -1,16 +1,21 @@
 /**
- * The Hubzilla file route: `GET /downloads/hubzilla/files/<hash>?channel=<nick>`
- * streams a stored file as one binary download, with its content type,
- * Content-Length and single-range `Range` support. Hubzilla only hands out
- * files as base64 inside JSON (`filedata`, whose `file` sibling reads the
- * whole file into memory on the hub), so the route reads bounded chunks one
- * after another and writes each as it arrives: memory stays constant
- * whatever the file's size. Credentials come from X-Hubzilla-Authorization.
+ * The Hubzilla download routes, with their content type, Content-Length and
+ * single-range `Range` support; credentials come from X-Hubzilla-Authorization.
+ *
+ * - `GET /downloads/hubzilla/files/<hash>?channel=<nick>` streams a stored
+ *   file. Hubzilla only hands out files as base64 inside JSON (`filedata`,
+ *   whose `file` sibling reads the whole file into memory on the hub and
+ *   would here too), so the route reads bounded chunks one after another
+ *   and writes each as it arrives: memory stays constant whatever the size.
+ * - `GET /downloads/hubzilla/photos/<resource id>/<scale>?channel=<nick>`
+ *   serves one size of a photo. The original (scale 0) is the photo's file
+ *   and streams as above; the smaller sizes exist only in `photo`, which
+ *   answers with the whole image, at most a few hundred KB.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import { InputError, UpstreamError } from '../errors.js';
-import { HUBZILLA_DOWNLOAD_PREFIX } from '../schema/hubzilla/download-paths.js';
+import { HUBZILLA_DOWNLOAD_PREFIX, HUBZILLA_PHOTO_PREFIX } from '../schema/hubzilla/download-paths.js';
 import { checkFileHash, checkNickname, HubzillaClient } from '../upstreams/hubzilla/client.js';
 import type { HttpClient } from '../upstreams/http.js';
 import { hubzillaCredentials } from './credentials.js';
@@ -55,10 +60,10 @@ function contentType(filetype: string): string {
   return /^[A-Za-z0-9][\w.+-]*\/[\w.+-]+$/.test(filetype) ? filetype : 'application/octet-stream';
 }
 
-/** Handles a request below /downloads/hubzilla/files/; returns false for any other path. */
+/** Handles a request below /downloads/hubzilla/files/ or /downloads/hubzilla/photos/; returns false for any other path. */
 export function handleHubzillaDownload(req: IncomingMessage, res: ServerResponse, hubzilla: HttpClient | null): boolean {
   const url = new URL(req.url ?? '/', 'http://gateway');
-  if (!url.pathname.startsWith(`${HUBZILLA_DOWNLOAD_PREFIX}/`)) return false;
+  if (!url.pathname.startsWith(`${HUBZILLA_DOWNLOAD_PREFIX}/`) && !url.pathname.startsWith(`${HUBZILLA_PHOTO_PREFIX}/`)) return false;
   void serve(req, res, hubzilla, url).catch(() => {
     if (!res.headersSent) sendError(res, 500, 'INTERNAL_SERVER_ERROR', 'Unexpected error.');
     else res.destroy();
@@ -75,8 +80,18 @@ async function serve(req: IncomingMessage, res: ServerResponse, hubzilla: HttpCl
   res.once('close', () => abort.abort());
   let client: HubzillaClient;
   let hash: string;
+  let scale = 0;
   try {
-    const raw = url.pathname.slice(HUBZILLA_DOWNLOAD_PREFIX.length + 1);
+    const photo = url.pathname.startsWith(`${HUBZILLA_PHOTO_PREFIX}/`);
+    const rest = url.pathname.slice((photo ? HUBZILLA_PHOTO_PREFIX : HUBZILLA_DOWNLOAD_PREFIX).length + 1);
+    const [raw = '', scaleText, ...extra] = rest.split('/');
+    if (photo) {
+      // Hubzilla's scales: 0 the original, 1-3 smaller copies, 4-6 profile and 7 cover photo sizes.
+      if (extra.length > 0 || !scaleText || !/^[0-7]$/.test(scaleText)) throw new InputError('The photo scale must be a number from 0 to 7.', ['scale']);
+      scale = Number(scaleText);
+    } else if (scaleText !== undefined) {
+      throw new InputError('The file hash is not valid.', ['hash']);
+    }
     let decoded: string;
     try {
       decoded = decodeURIComponent(raw);
@@ -95,6 +110,7 @@ async function serve(req: IncomingMessage, res: ServerResponse, hubzilla: HttpCl
     throw error;
   }
   try {
+    if (scale > 0) return await servePhoto(req, res, client, hash, scale);
     const file = await client.getFile(hash);
     if (!file || file.is_dir) return sendError(res, 404, 'NOT_FOUND', 'No such file.');
     const size = file.filesize;
@@ -108,6 +124,7 @@ async function serve(req: IncomingMessage, res: ServerResponse, hubzilla: HttpCl
       'accept-ranges': 'bytes',
       'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(file.filename || hash)}`,
       'cache-control': 'private, no-store',
+      'x-content-type-options': 'nosniff',
     };
     if (range !== 'none') headers['content-range'] = `bytes ${first}-${last}/${size}`;
     res.writeHead(range === 'none' ? 200 : 206, headers);
@@ -139,4 +156,26 @@ async function serve(req: IncomingMessage, res: ServerResponse, hubzilla: HttpCl
     }
     throw error;
   }
+}
+
+/** One smaller size of a photo: `photo` sends the whole image, so it is decoded once and the range cut from it. */
+async function servePhoto(req: IncomingMessage, res: ServerResponse, client: HubzillaClient, resourceId: string, scale: number): Promise<void> {
+  const photo = await client.getPhoto(resourceId, scale);
+  if (!photo) return sendError(res, 404, 'NOT_FOUND', 'No such photo, or no such size of it.');
+  const bytes = Buffer.from(photo.content, 'base64');
+  const range = parseRange(typeof req.headers.range === 'string' ? req.headers.range : undefined, bytes.length);
+  if (range === null) return sendError(res, 416, 'BAD_USER_INPUT', 'The range is outside the photo.', { 'content-range': `bytes */${bytes.length}` });
+  const [first, last] = range === 'none' ? [0, bytes.length - 1] : range;
+  const headers: Record<string, string> = {
+    'content-type': contentType(photo.mimetype),
+    'content-length': String(Math.max(0, last - first + 1)),
+    'accept-ranges': 'bytes',
+    // An attachment, like files: an uploaded SVG must not run as a page of the gateway's origin.
+    'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(photo.filename || resourceId)}`,
+    'cache-control': 'private, no-store',
+    'x-content-type-options': 'nosniff',
+  };
+  if (range !== 'none') headers['content-range'] = `bytes ${first}-${last}/${bytes.length}`;
+  res.writeHead(range === 'none' ? 200 : 206, headers);
+  res.end(req.method === 'HEAD' ? undefined : bytes.subarray(first, last + 1));
 }

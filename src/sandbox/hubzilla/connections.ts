@@ -144,7 +144,12 @@ export function getXchan(ctx: ApiContext): ApiResult {
   return json(out);
 }
 
-/** What an observer may do: the channel owner everything, a connection its abconfig my_perms, anyone the public limits. */
+/**
+ * What an observer may do: the channel owner everything; anyone what the
+ * limits open to the public (PERMS_PUBLIC 1); a connection also what they
+ * open to the network (2) or to all connections (8), and what its abconfig
+ * my_perms grant where the limit is per connection (PERMS_SPECIFIC 128).
+ */
 function allowedPerms(store: Store, uid: number, abook: AbookRow | undefined): Map<string, boolean> {
   const out = new Map<string, boolean>();
   for (const perm of PERMISSIONS) {
@@ -153,7 +158,11 @@ function allowedPerms(store: Store, uid: number, abook: AbookRow | undefined): M
     let allowed = isPublic;
     if (abook?.abook_self) allowed = true;
     else if (abook && !abook.abook_blocked) {
-      allowed = isPublic || store.abconfig.some((r) => r.chan === uid && r.xchan === abook.abook_xchan && r.cat === 'my_perms' && r.k === perm && r.v === '1');
+      allowed =
+        isPublic ||
+        limit === '2' ||
+        (limit === '8' && !abook.abook_pending) ||
+        store.abconfig.some((r) => r.chan === uid && r.xchan === abook.abook_xchan && r.cat === 'my_perms' && r.k === perm && r.v === '1');
     }
     out.set(perm, allowed);
   }

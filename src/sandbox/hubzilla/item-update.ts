@@ -252,6 +252,8 @@ export function itemUpdate(ctx: ApiContext): ApiResult {
     item_wall: thread ? thread.item_wall : 1,
     item_thread_top: thread ? 0 : 1,
     item_type: intParam(params, 'webpage'),
+    // "even if the post arrived via API we are considering that it originated on this site by default"
+    item_origin: param(params, 'origin') === undefined ? 1 : intParam(params, 'origin') ? 1 : 0,
     ...(permalink ? { plink: permalink } : {}),
   });
   addTerms(store, channel, row, categoriesOf(params), tags);

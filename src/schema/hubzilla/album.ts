@@ -7,7 +7,7 @@ import type { AlbumRecord, PhotoRecord } from '../../upstreams/hubzilla/records.
 import { builder } from '../builder.js';
 import { UPSTREAM_CALL } from '../cost.js';
 import { Channel, channelLoaders } from './channel.js';
-import { hubzillaFilePath } from './download-paths.js';
+import { hubzillaFilePath, hubzillaPhotoPath } from './download-paths.js';
 import { ChannelFile } from './file.js';
 
 interface AlbumModel {
@@ -20,14 +20,25 @@ interface PhotoModel {
   channel: string | null;
 }
 
-export const PhotoScale = builder.objectRef<PhotoRecord['scales'][number]>('PhotoScale').implement({
+interface ScaleModel {
+  scale: PhotoRecord['scales'][number];
+  resourceId: string;
+  channel: string | null;
+}
+
+export const PhotoScale = builder.objectRef<ScaleModel>('PhotoScale').implement({
   description: 'One stored size of a photo.',
   fields: (t) => ({
-    scale: t.int({ description: 'Scale number: 0 is the original, higher numbers are smaller.', resolve: (s) => s.imgscale }),
-    width: t.int({ nullable: true, description: 'Width in pixels.', resolve: (s) => s.width }),
-    height: t.int({ nullable: true, description: 'Height in pixels.', resolve: (s) => s.height }),
-    size: t.field({ type: 'SafeInt', nullable: true, description: 'Size in bytes.', resolve: (s) => s.filesize }),
-    url: t.string({ description: 'URL of this size on the hub.', resolve: (s) => s.src }),
+    scale: t.int({ description: 'Scale number: 0 is the original, higher numbers are smaller.', resolve: (s) => s.scale.imgscale }),
+    width: t.int({ nullable: true, description: 'Width in pixels.', resolve: (s) => s.scale.width }),
+    height: t.int({ nullable: true, description: 'Height in pixels.', resolve: (s) => s.scale.height }),
+    size: t.field({ type: 'SafeInt', nullable: true, description: 'Size in bytes.', resolve: (s) => s.scale.filesize }),
+    url: t.string({ description: 'URL of this size on the hub.', resolve: (s) => s.scale.src }),
+    downloadUrl: t.string({
+      description:
+        'Gateway path that serves this size (send X-Hubzilla-Authorization), with Range support: the original streams in chunks like any file, smaller sizes come whole from `photo`.',
+      resolve: (s) => hubzillaPhotoPath(s.resourceId, s.scale.imgscale, s.channel),
+    }),
   }),
 });
 
@@ -51,7 +62,11 @@ export const Photo = builder.objectRef<PhotoModel>('Photo').implement({
     allowGroups: t.stringList({ description: 'Hashes of the privacy groups allowed to see the photo.', resolve: (p) => p.record.allow_gid }),
     denyContacts: t.stringList({ description: 'Hashes of the xchans denied the photo.', resolve: (p) => p.record.deny_cid }),
     denyGroups: t.stringList({ description: 'Hashes of the privacy groups denied the photo.', resolve: (p) => p.record.deny_gid }),
-    scales: t.field({ type: [PhotoScale], description: 'Stored sizes, original first.', resolve: (p) => p.record.scales }),
+    scales: t.field({
+      type: [PhotoScale],
+      description: 'Stored sizes, original first.',
+      resolve: (p) => p.record.scales.map((scale) => ({ scale, resourceId: p.record.resource_id, channel: p.channel })),
+    }),
     downloadUrl: t.string({ description: 'Gateway path that streams the original photo.', resolve: (p) => hubzillaFilePath(p.record.resource_id, p.channel) }),
     file: t.field({
       type: ChannelFile,

@@ -110,9 +110,16 @@ builder.objectType(Channel, {
       complexity: UPSTREAM_CALL,
       type: 'JSON',
       description:
-        "The channel export (`channel/export/basic`) as JSON, with every private key, password hash, salt, secret and token removed at any depth. Without sections, the hub's defaults: channel, connections, config, apps.",
-      args: { sections: t.arg({ type: [ExportSection], description: "Sections to export; the hub's defaults when left out." }) },
-      resolve: (c, args, ctx) => channelLoaders(ctx, c.nickname).client.exportChannel(args.sections ?? null),
+        "The channel export (`channel/export/basic`) as JSON, with every private key, password hash, salt, secret and token removed at any depth. Without sections, the hub's defaults: channel, connections, config, apps. Hubzilla 8 has no `mail` section any more (private mail is not exported).",
+      args: {
+        sections: t.arg({ type: [ExportSection], description: "Sections to export; the hub's defaults when left out." }),
+        posts: t.arg.boolean({
+          defaultValue: false,
+          description:
+            "Adds the channel's wall posts of the last month (the `items` section) to the sections, or to the defaults. The hub's own `posts` parameter is read by nothing in Hubzilla 8; this is what it stands for.",
+        }),
+      },
+      resolve: (c, args, ctx) => channelLoaders(ctx, c.nickname).client.exportChannel(args.sections ?? null, args.posts === true),
     }),
   }),
 });

@@ -6,7 +6,7 @@
  */
 import { InputError } from '../../errors.js';
 import { checkFileHash } from '../../upstreams/hubzilla/client.js';
-import type { FileRecord } from '../../upstreams/hubzilla/records.js';
+import type { FileExportRecord, FileRecord } from '../../upstreams/hubzilla/records.js';
 import { builder } from '../builder.js';
 import { UPSTREAM_CALL } from '../cost.js';
 import { resolveConnection } from '../pagination.js';
@@ -71,17 +71,25 @@ builder.node(ChannelFile, {
       creator: t.field({
         type: Xchan,
         nullable: true,
-        description: 'Who uploaded the file.',
-        resolve: async (f, _args, ctx) => {
-          // The file list leaves out `creator`; filemeta has it.
-          const creator = f.record.creator ?? (await channelLoaders(ctx, f.channel).file(f.record.hash))?.creator;
-          return xchanByHash(creator);
-        },
+        description:
+          "Who uploaded the file. The file list leaves it out: the first read of a file's creator costs one filemeta call, and the gateway remembers it for the same credential after that (a file's creator never changes).",
+        resolve: async (f, _args, ctx) => xchanByHash(await channelLoaders(ctx, f.channel).creator(f.record)),
       }),
       downloadUrl: t.string({
         nullable: true,
         description: 'Gateway path that streams the file (send X-Hubzilla-Authorization); null for a folder.',
         resolve: (f) => (f.record.is_dir ? null : hubzillaFilePath(f.record.hash, f.channel)),
+      }),
+      export: t.field({
+        complexity: UPSTREAM_CALL,
+        type: ChannelFileExport,
+        nullable: true,
+        description:
+          'The file as the hub exports it for another hub (`file/export`): its record and every folder above it; null when the hub no longer has it.',
+        resolve: async (f, _args, ctx) => {
+          const exported = await channelLoaders(ctx, f.channel).fileExport(f.record.hash);
+          return exported ? { record: exported, channel: f.channel } : null;
+        },
       }),
       content: t.string({
         complexity: UPSTREAM_CALL,
@@ -105,6 +113,24 @@ builder.node(ChannelFile, {
   },
 });
 
+const ChannelFileExport = builder.objectRef<{ record: FileExportRecord; channel: string | null }>('ChannelFileExport').implement({
+  description: 'A file as `file/export` describes it for a hub that imports it.',
+  fields: (t) => ({
+    fetchUrl: t.string({ description: "URL where the importing hub fetches the bytes (the hub's `getfile`).", resolve: (e) => e.record.fetch_url }),
+    originalChannel: t.string({ description: 'Nickname of the channel the file comes from.', resolve: (e) => e.record.original_channel }),
+    folders: t.field({
+      type: [ChannelFile],
+      description: 'The folders above the file, from the root down; empty at the root.',
+      resolve: (e) => e.record.attach.slice(0, -1).map((record) => ({ record, channel: e.channel })),
+    }),
+    file: t.field({
+      type: ChannelFile,
+      description: 'The file itself, with its creator.',
+      resolve: (e) => ({ record: e.record.attach[e.record.attach.length - 1] as FileRecord, channel: e.channel }),
+    }),
+  }),
+});
+
 export const ChannelFileConnection = builder.connectionObject(
   { type: ChannelFile, name: 'ChannelFileConnection', description: 'A page of channel files.' },
   { name: 'ChannelFileEdge', description: 'A channel file with its cursor.' },
@@ -116,12 +142,17 @@ builder.objectFields(Channel, (t) => ({
       type: ChannelFile,
       description: 'Files and folders of the channel (`files`), oldest first. The hub reports no total, so totalCount is null.',
       args: {
+        hash: t.arg.string({ description: 'Only the file or folder of this exact hash (`filehash`).' }),
         filename: t.arg.string({ description: 'Only files whose name contains this text (the hub treats `%` and `_` as wildcards).' }),
         filetype: t.arg.string({ description: 'Only files whose media type contains this text, e.g. `image`.' }),
       },
       resolve: (c, args, ctx) => {
         const loaders = channelLoaders(ctx, c.nickname);
-        const filters = { filename: args.filename ?? undefined, filetype: args.filetype ?? undefined };
+        const filters = {
+          filehash: args.hash === null || args.hash === undefined ? undefined : checkFileHash(args.hash),
+          filename: args.filename ?? undefined,
+          filetype: args.filetype ?? undefined,
+        };
         return resolveConnection(args, ctx.defaultPageSize, async (page, perPage) => {
           const result = await loaders.client.listFiles(filters, { offset: (page - 1) * perPage, limit: perPage });
           return { ...result, items: result.items.map((record) => ({ record, channel: c.nickname })) };

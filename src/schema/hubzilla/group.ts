@@ -1,17 +1,17 @@
 /**
- * Privacy groups and connections: Channel.privacyGroups with their members,
- * Channel.connections (the address book). group_members takes one group
+ * Privacy groups: Channel.privacyGroups with their members, and the members
+ * of one group by name. group_members takes one group
  * per call, so "one batch" means one DataLoader batch: the members of every
  * group asked in a query are requested together, once per distinct group,
  * never twice. Member and connection rows carry their xchan (LEFT-joined,
  * so it may be null): it primes the xchan loader.
  */
-import type { ConnectionRecord, GroupMemberRecord, GroupRecord } from '../../upstreams/hubzilla/records.js';
+import type { GroupMemberRecord, GroupRecord } from '../../upstreams/hubzilla/records.js';
 import { builder } from '../builder.js';
 import { UPSTREAM_CALL } from '../cost.js';
-import type { Context } from '../context.js';
 import { Channel, channelLoaders } from './channel.js';
-import { Xchan, type XchanModel } from './xchan.js';
+import { ChannelConnection, xchanOf } from './connection.js';
+import { Xchan } from './xchan.js';
 
 interface GroupModel {
   record: GroupRecord;
@@ -22,46 +22,6 @@ interface MemberModel {
   record: GroupMemberRecord;
   channel: string | null;
 }
-
-function xchanOf(record: ConnectionRecord['xchan'], hash: string, ctx: Context): XchanModel | null {
-  if (record) {
-    ctx.hubzilla.loaders.primeXchan(record);
-    return { record };
-  }
-  return hash ? { hash } : null;
-}
-
-export const ChannelConnection = builder.objectRef<ConnectionRecord>('ChannelConnection').implement({
-  description: 'A connection of a channel: an entry of its address book (abook) with the connected identity.',
-  fields: (t) => ({
-    restId: t.field({ type: 'SafeInt', description: 'Numeric id of the address-book entry (`abook_id`).', resolve: (c) => c.abook_id }),
-    xchan: t.field({ type: Xchan, nullable: true, description: 'The connected identity.', resolve: (c, _args, ctx) => xchanOf(c.xchan, c.abook_xchan, ctx) }),
-    closeness: t.int({ nullable: true, description: 'Closeness from 0 (closest) to 99.', resolve: (c) => c.abook_closeness }),
-    createdAt: t.field({ type: 'DateTime', nullable: true, description: 'Time the connection was made.', resolve: (c) => c.abook_created }),
-    updatedAt: t.field({ type: 'DateTime', nullable: true, description: 'Time the connection last changed.', resolve: (c) => c.abook_updated }),
-    connectedAt: t.field({ type: 'DateTime', nullable: true, description: 'Time of the last successful contact.', resolve: (c) => c.abook_connected }),
-    birthday: t.field({ type: 'DateTime', nullable: true, description: 'Birthday of the connection, where shared.', resolve: (c) => c.abook_dob }),
-    blocked: t.boolean({ description: 'Indicates the connection is blocked.', resolve: (c) => c.abook_blocked }),
-    ignored: t.boolean({ description: 'Indicates the connection is ignored.', resolve: (c) => c.abook_ignored }),
-    hidden: t.boolean({ description: 'Indicates the connection is hidden from others.', resolve: (c) => c.abook_hidden }),
-    archived: t.boolean({ description: 'Indicates the connection is archived (unreachable).', resolve: (c) => c.abook_archived }),
-    pending: t.boolean({ description: 'Indicates a connection request not yet approved.', resolve: (c) => c.abook_pending }),
-    unconnected: t.boolean({ description: 'Indicates a one-sided connection.', resolve: (c) => c.abook_unconnected }),
-    isSelf: t.boolean({ description: "Indicates the channel's own entry.", resolve: (c) => c.abook_self }),
-    feed: t.boolean({ description: 'Indicates an RSS or Atom feed.', resolve: (c) => c.abook_feed }),
-    notHere: t.boolean({ description: 'Indicates the connection is not on this hub any more.', resolve: (c) => c.abook_not_here }),
-    role: t.string({
-      nullable: true,
-      description: 'Permission role of the connection, e.g. `social`; null when none is set.',
-      resolve: (c) => c.abook_role || null,
-    }),
-    instance: t.string({
-      nullable: true,
-      description: 'Hubs the connection was seen on; null when none is recorded.',
-      resolve: (c) => c.abook_instance || null,
-    }),
-  }),
-});
 
 export const PrivacyGroupMember = builder.objectRef<MemberModel>('PrivacyGroupMember').implement({
   description: 'A member of a privacy group.',
@@ -79,7 +39,7 @@ export const PrivacyGroupMember = builder.objectRef<MemberModel>('PrivacyGroupMe
       type: ChannelConnection,
       nullable: true,
       description: "The member's address-book entry; null when the member is not a connection.",
-      resolve: (m) => m.record.connection,
+      resolve: (m) => (m.record.connection ? { record: m.record.connection, channel: m.channel } : null),
     }),
   }),
 });
@@ -112,10 +72,15 @@ builder.objectFields(Channel, (t) => ({
         .filter((g) => args.includeDeleted !== false || !g.deleted)
         .map((record) => ({ record, channel: c.nickname })),
   }),
-  connections: t.field({
+  privacyGroupMembers: t.field({
     complexity: UPSTREAM_CALL,
-    type: [ChannelConnection],
-    description: 'Connections of the channel (`abook`), its own entry included.',
-    resolve: (c, _args, ctx) => channelLoaders(ctx, c.nickname).connections(),
+    type: [PrivacyGroupMember],
+    nullable: true,
+    description: 'Members of the privacy group of this exact name (`group_members?group_name=`), in one call; null when the channel has no such group.',
+    args: { name: t.arg.string({ required: true, description: 'Name of the group, as `PrivacyGroup.name` gives it.' }) },
+    resolve: async (c, args, ctx) => {
+      const members = await channelLoaders(ctx, c.nickname).membersByName(args.name);
+      return members?.map((record) => ({ record, channel: c.nickname })) ?? null;
+    },
   }),
 }));

@@ -9,15 +9,14 @@
  * one record by the client. An item keeps the thread it was read with, so
  * `parent` and `comments` cost no further call.
  */
-import { InputError, UpstreamError } from '../../errors.js';
-import { ItemUpdateRefused, threadsOf, type ItemUpdateParams, type NetworkStreamFilters } from '../../upstreams/hubzilla/client.js';
+import { InputError } from '../../errors.js';
+import { threadsOf, type NetworkStreamFilters } from '../../upstreams/hubzilla/client.js';
 import type { ItemRecord } from '../../upstreams/hubzilla/records.js';
 import { builder } from '../builder.js';
 import { UPSTREAM_CALL } from '../cost.js';
 import type { Context } from '../context.js';
 import { localIdOf } from '../global-id.js';
 import { resolveConnection, resolveSliceConnection } from '../pagination.js';
-import { UserError, inputError, type UserErrorShape } from '../user-error.js';
 import { Channel, channelLoaders, parseScopedId, scopedId } from './channel.js';
 import { Xchan, xchanByHash, type XchanModel } from './xchan.js';
 
@@ -296,7 +295,8 @@ const NetworkStreamOrder = builder.enumType('NetworkStreamOrder', {
   } as const,
 });
 
-function hubDate(value: Date | null | undefined): string | undefined {
+/** A DateTime as the hub's `YYYY-MM-DD HH:MM:SS` (UTC). */
+export function hubDate(value: Date | null | undefined): string | undefined {
   return value ? value.toISOString().slice(0, 19).replace('T', ' ') : undefined;
 }
 
@@ -391,132 +391,6 @@ builder.objectFields(Channel, (t) => ({
 }));
 
 // --- channelItemPost -------------------------------------------------------------
-
-interface PostPayloadShape {
-  item: ItemModel | null;
-  errors: UserErrorShape[];
-}
-
-const ChannelItemPostPayload = builder.objectRef<PostPayloadShape>('ChannelItemPostPayload').implement({
-  description: 'Result of channelItemPost.',
-  fields: (t) => ({
-    item: t.field({ type: ChannelItem, nullable: true, description: 'The created or edited item; null when refused.', resolve: (p) => p.item }),
-    errors: t.field({ type: [UserError], description: 'Why the post was refused; empty on success.', resolve: (p) => p.errors }),
-  }),
-});
-
-const ChannelItemPostInput = builder.inputType('ChannelItemPostInput', {
-  description: 'A new post, a comment (with parentRestId or parentMessageId), or an edit (with restId).',
-  fields: (t) => ({
-    channel: t.string({ description: "Nickname of a channel of the caller's account to post in; the login's channel when left out." }),
-    restId: t.field({ type: 'SafeInt', description: 'Numeric id of an existing item to edit.' }),
-    parentRestId: t.field({ type: 'SafeInt', description: 'Numeric id of the item to comment on.' }),
-    parentMessageId: t.string({ description: 'Message id of the item to comment on.' }),
-    body: t.string({ required: true, description: 'Content, in `mimetype` (BBCode by default).' }),
-    title: t.string({ description: 'Title of the item.' }),
-    summary: t.string({ description: 'Summary (content warning) of the item.' }),
-    mimetype: t.string({ description: 'Media type of the body when not `text/bbcode`, e.g. `text/markdown`.' }),
-    allowContacts: t.stringList({ description: 'Hashes of the xchans allowed to see the item (makes it private).' }),
-    denyContacts: t.stringList({ description: 'Hashes of the xchans denied the item.' }),
-    allowGroups: t.stringList({ description: 'Hashes of the privacy groups allowed to see the item (makes it private).' }),
-    denyGroups: t.stringList({ description: 'Hashes of the privacy groups denied the item.' }),
-    categories: t.stringList({ description: 'Categories of the item.' }),
-    location: t.string({ description: 'Free-form location.' }),
-    coordinates: t.string({ description: 'Geographic coordinates, `lat lon`.' }),
-    expiresAt: t.field({ type: 'DateTime', description: 'Time the item expires (only where the hub enables expiry).' }),
-    app: t.string({ description: 'Application name shown with the item (sent as `source`; the hub ignores `app`).' }),
-    permalink: t.string({ description: "Permalink when not the hub's own (sent as `permalink`; the hub ignores `plink`)." }),
-    commentsDisabled: t.boolean({ description: 'Disables comments on the item.' }),
-    consensus: t.boolean({ description: 'Makes the item a consensus (voting) item.' }),
-    media: t.field({
-      type: 'File',
-      description: 'A file to attach, sent with the GraphQL multipart request spec: an image is embedded in the body, another file attached.',
-    }),
-  }),
-});
-
-/** xchan hashes (base64url) and group hashes (UUIDs) go into ACL strings: nothing else is sent. */
-const ACL_VALUE = /^[A-Za-z0-9_=.-]{1,255}$/;
-
-function checkInput(input: typeof ChannelItemPostInput.$inferInput): UserErrorShape[] {
-  const errors: UserErrorShape[] = [];
-  if (input.body.trim() === '' && !input.media) errors.push(inputError('body', 'body must not be empty.', 'MISSING'));
-  const parents = [input.parentRestId, input.parentMessageId].filter((v) => v !== null && v !== undefined).length;
-  if (parents > 1) errors.push(inputError('parentRestId', 'Give at most one of parentRestId or parentMessageId.'));
-  if (parents > 0 && input.restId !== null && input.restId !== undefined) errors.push(inputError('restId', 'An edit (restId) cannot also name a parent.'));
-  for (const field of ['allowContacts', 'denyContacts', 'allowGroups', 'denyGroups'] as const) {
-    const bad = (input[field] ?? []).find((v) => !ACL_VALUE.test(v));
-    if (bad !== undefined) errors.push(inputError(field, `"${bad.slice(0, 80)}" is not an xchan or group hash.`));
-  }
-  const badCategory = (input.categories ?? []).find((c) => c.includes(',') || c.trim() === '');
-  if (badCategory !== undefined) errors.push(inputError('categories', 'A category must not be empty or contain a comma.'));
-  return errors;
-}
-
-function postParams(input: typeof ChannelItemPostInput.$inferInput): ItemUpdateParams {
-  const list = (values: readonly string[] | null | undefined) => (values && values.length > 0 ? values : undefined);
-  return {
-    body: input.body,
-    title: input.title ?? undefined,
-    summary: input.summary ?? undefined,
-    mimetype: input.mimetype ?? undefined,
-    post_id: input.restId ?? undefined,
-    parent: input.parentRestId ?? undefined,
-    parent_mid: input.parentMessageId ?? undefined,
-    contact_allow: list(input.allowContacts),
-    contact_deny: list(input.denyContacts),
-    group_allow: list(input.allowGroups),
-    group_deny: list(input.denyGroups),
-    category: input.categories?.length ? input.categories.join(',') : undefined,
-    location: input.location ?? undefined,
-    coord: input.coordinates ?? undefined,
-    expire: hubDate(input.expiresAt),
-    source: input.app ?? undefined,
-    permalink: input.permalink ?? undefined,
-    nocomment: input.commentsDisabled ?? undefined,
-    consensus: input.consensus ?? undefined,
-  };
-}
-
-/** item/update's refusal messages (Zotlabs/Module/Item.php) as user errors. */
-function refusal(message: string, input: typeof ChannelItemPostInput.$inferInput): UserErrorShape {
-  const text = `Hubzilla refused the item: ${message}.`;
-  if (/no content/i.test(message)) return inputError('body', text, 'MISSING');
-  if (/invalid post id/i.test(message)) return inputError(input.parentMessageId ? 'parentMessageId' : input.parentRestId ? 'parentRestId' : 'restId', text);
-  if (/permission denied/i.test(message)) return { message: text, field: [], code: 'FORBIDDEN' };
-  return { message: text, field: [], code: 'INVALID' };
-}
-
-builder.mutationFields((t) => ({
-  channelItemPost: t.field({
-    type: ChannelItemPostPayload,
-    nullable: true,
-    description: 'Creates a post, comments on an item, or edits an item of a Hubzilla channel (`item/update`).',
-    args: { input: t.arg({ type: ChannelItemPostInput, required: true, description: 'The item.' }) },
-    resolve: async (_root, { input }, ctx) => {
-      const errors = checkInput(input);
-      if (errors.length > 0) return { item: null, errors };
-      const channel = input.channel ?? null;
-      const loaders = channelLoaders(ctx, channel);
-      const media = input.media ? { file: input.media, filename: input.media.name || 'upload' } : undefined;
-      try {
-        const result = await loaders.client.updateItem(postParams(input), media);
-        if (result.item) return { item: { record: result.item, channel }, errors: [] };
-        // Hubzilla 10 may answer with the web UI's {success, id}: read the item back.
-        const thread = result.item_id === null ? null : await loaders.thread({ item_id: result.item_id });
-        const record = thread?.find((i) => i.id === result.item_id) ?? null;
-        return { item: record ? { record, channel, thread: thread ?? undefined } : null, errors: [] };
-      } catch (error) {
-        if (error instanceof ItemUpdateRefused) return { item: null, errors: [refusal(error.message, input)] };
-        // An edit of an item the channel does not have is the caller's to fix, like every other refusal of the hub.
-        if (error instanceof UpstreamError && error.code === 'NOT_FOUND' && input.restId !== null && input.restId !== undefined) {
-          return { item: null, errors: [inputError('restId', 'Hubzilla has no item with that id to edit in this channel.', 'INVALID')] };
-        }
-        throw error;
-      }
-    },
-  }),
-}));
 
 // Federation: a supergraph names an item by its global id; loaded as `node` loads it.
 builder.asEntity(ChannelItem, {

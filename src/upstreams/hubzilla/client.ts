@@ -9,9 +9,11 @@
  * cookie would authenticate later calls over other credentials.
  */
 import { InputError, UpstreamError, type UpstreamInfo } from '../../errors.js';
+import { creatorScope } from './creators.js';
 import { codeForStatus, multipartBody, type FormPart, type HttpClient, type QueryValue } from '../http.js';
 import type { Page } from '../pagination.js';
 import {
+  flag,
   groupPhotos,
   isObject,
   int,
@@ -31,16 +33,22 @@ import type {
   AlbumRecord,
   ChannelInfo,
   ConnectionRecord,
+  ConnectionSettingRecord,
   FileChunk,
+  FileExportRecord,
   FileRecord,
   GroupMemberRecord,
   GroupRecord,
   ItemRecord,
   ItemUpdateResult,
+  PhotoContentRecord,
   PhotoRecord,
   RawRecord,
   XchanRecord,
 } from './records.js';
+
+/** `get_default_export_sections()` of 8.8.7: what an export without `sections` holds. */
+export const DEFAULT_EXPORT_SECTIONS = ['channel', 'connections', 'config', 'apps'] as const;
 
 /** The caller's Hubzilla credential: the Authorization header to forward, or why none can be sent. */
 export type HubzillaAuth = { authorization: string } | { error: InputError } | null;
@@ -105,6 +113,7 @@ export interface NetworkStreamFilters {
 }
 
 export interface FileFilters {
+  filehash?: string;
   filename?: string;
   filetype?: string;
 }
@@ -130,6 +139,17 @@ export interface ItemUpdateParams {
   permalink?: string;
   nocomment?: boolean;
   consensus?: boolean;
+  verb?: string;
+  obj_type?: string;
+  webpage?: number;
+  pagetitle?: string;
+  layout_mid?: string;
+  created?: string;
+  message_id?: string;
+  namespace?: string;
+  remote_id?: string;
+  remote_xchan?: string;
+  origin?: boolean;
 }
 
 /** item/update's refusal (`{"success":false,"message":…}`): the caller's input was at fault. */
@@ -169,6 +189,11 @@ export class HubzillaClient {
     readonly channel: string | null = null,
   ) {}
 
+  /** The scope of this credential and channel for caches kept across requests; null without a credential. */
+  get cacheScope(): string | null {
+    return this.auth && 'authorization' in this.auth ? creatorScope(this.auth.authorization, this.channel) : null;
+  }
+
   /** This client acting on another channel of the same account. */
   forChannel(nickname: string | null): HubzillaClient {
     return new HubzillaClient(this.http, this.auth, this.signal, nickname === null ? null : checkNickname(nickname));
@@ -188,9 +213,15 @@ export class HubzillaClient {
     return isObject(body) ? normaliseChannel(body) : null;
   }
 
-  /** GET channel/export/basic with the given sections, every secret removed at any depth. */
-  async exportChannel(sections: readonly string[] | null): Promise<unknown> {
-    const body = await this.get(['channel', 'export', 'basic'], { sections: sections?.length ? sections.join(',') : undefined });
+  /**
+   * GET channel/export/basic with the given sections, every secret removed at
+   * any depth. `posts` adds the `items` section (a month of wall posts): the
+   * hub's own `posts` parameter is read by nothing in 8.8.7.
+   */
+  async exportChannel(sections: readonly string[] | null, posts = false): Promise<unknown> {
+    let asked = sections?.length ? [...sections] : posts ? [...DEFAULT_EXPORT_SECTIONS] : [];
+    if (posts && !asked.includes('items')) asked = [...asked, 'items'];
+    const body = await this.get(['channel', 'export', 'basic'], { sections: asked.length ? asked.join(',') : undefined });
     if (body === EMPTY) throw this.failure('sent an empty export', ['channel', 'export', 'basic']);
     return stripSecrets(body);
   }
@@ -306,6 +337,29 @@ export class HubzillaClient {
       .filter((c): c is ConnectionRecord => c !== null);
   }
 
+  /** GET abconfig: the settings of every connection (permissions among them); empty for a channel without connections. */
+  async listConnectionSettings(): Promise<ConnectionSettingRecord[]> {
+    const body = await this.get(['abconfig']);
+    return this.list(body, ['abconfig']).map((r) => ({ xchan: str(r.xchan), cat: str(r.cat), k: str(r.k), v: str(r.v) }));
+  }
+
+  /**
+   * GET perm_allowed without `perm`: every permission the channel grants, as
+   * the hub computes it (its limits and the connection's own settings).
+   * By `abook_id` for a connection; by `hash` the hub evaluates an unknown
+   * observer (it misreads xchan_fetch()'s answer), which is right only for
+   * identities that are not connections. Null when the hub finds neither (`false`).
+   */
+  async allowedPermissions(by: { abook_id: number } | { hash: string }): Promise<Map<string, boolean> | null> {
+    if ('hash' in by) checkXchanValue('hash', by.hash);
+    const path = ['perm_allowed'];
+    const body = await this.get(path, by);
+    if (body === false) return null;
+    const rows = this.list(body, path);
+    // `allowed` is a 0/1 number without `perm`, a boolean with it.
+    return new Map(rows.map((r) => [str(r.perm), r.allowed === true || flag(r.allowed)]));
+  }
+
   // --- files -------------------------------------------------------------
 
   /** GET files with filters, `start`/`records` as offset/limit; ordered by creation, oldest first. */
@@ -333,6 +387,43 @@ export class HubzillaClient {
     checkFileHash(hash);
     const body = await this.get(['filemeta'], { file_id: hash });
     return isObject(body) && isObject(body.attach) ? normaliseFile(body.attach) : null;
+  }
+
+  /**
+   * GET file/export: the file's record and its ancestor folders, root first
+   * and the file last, each with its creator; null for an unknown file
+   * (`attach: []`). The hub's `content` (a storage path) is dropped.
+   */
+  async exportFile(hash: string): Promise<FileExportRecord | null> {
+    checkFileHash(hash);
+    const path = ['file', 'export'];
+    const body = await this.get(path, { file_id: hash });
+    if (body === EMPTY) return null;
+    if (!isObject(body) || !Array.isArray(body.attach)) throw this.failure('sent a file export of an unknown shape', path);
+    const attach = body.attach.filter(isObject).map(normaliseFile);
+    if (attach.length === 0 || attach[attach.length - 1]?.hash !== hash) return null;
+    return { fetch_url: str(body.fetch_url), original_channel: str(body.original_channel), attach };
+  }
+
+  /**
+   * GET photo: one scale of a photo, its bytes base64 in the answer (the hub
+   * has no chunked read for photos); null when there is none (an empty 200).
+   */
+  async getPhoto(resourceId: string, scale: number): Promise<PhotoContentRecord | null> {
+    checkFileHash(resourceId, 'resourceId');
+    const path = ['photo'];
+    const body = await this.get(path, { photo_id: resourceId, scale });
+    if (body === EMPTY) return null;
+    if (!isObject(body) || !isObject(body.photo)) throw this.failure('sent a photo of an unknown shape', path);
+    const photo = body.photo;
+    if (str(photo.resource_id) !== resourceId || typeof photo.content !== 'string') return null;
+    return {
+      resource_id: resourceId,
+      imgscale: int(photo.imgscale) ?? scale,
+      mimetype: str(photo.mimetype),
+      filename: str(photo.filename),
+      content: photo.content,
+    };
   }
 
   /**
@@ -380,6 +471,13 @@ export class HubzillaClient {
   /** GET group_members by group id; null when the hub knows no such group (an empty body with a JSON content type). */
   async listGroupMembers(groupId: number): Promise<GroupMemberRecord[] | null> {
     const body = await this.get(['group_members'], { group_id: groupId });
+    if (body === EMPTY) return null;
+    return this.list(body, ['group_members']).map(normaliseGroupMember);
+  }
+
+  /** GET group_members by exact group name; null when the hub knows no such group. */
+  async listGroupMembersByName(name: string): Promise<GroupMemberRecord[] | null> {
+    const body = await this.get(['group_members'], { group_name: name });
     if (body === EMPTY) return null;
     return this.list(body, ['group_members']).map(normaliseGroupMember);
   }

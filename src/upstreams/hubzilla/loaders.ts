@@ -6,11 +6,14 @@
  * asked in the same tick is issued together, and that lists prime lookups.
  */
 import DataLoader from 'dataloader';
+import { knownCreator, rememberCreator } from './creators.js';
 import { checkXchanValue, type HubzillaClient, type XchanKey } from './client.js';
 import type {
   AlbumRecord,
   ChannelInfo,
   ConnectionRecord,
+  ConnectionSettingRecord,
+  FileExportRecord,
   FileRecord,
   GroupMemberRecord,
   GroupRecord,
@@ -33,7 +36,12 @@ export class ChannelLoaders {
   readonly albums: () => Promise<AlbumRecord[]>;
   /** Every photo of the channel in one call, grouped by album by the caller. */
   readonly photos: () => Promise<PhotoRecord[]>;
+  /** Every connection's abconfig rows in one call, by xchan hash. */
+  readonly connectionSettings: () => Promise<Map<string, ConnectionSettingRecord[]>>;
   private readonly groupMembers: DataLoader<number, GroupMemberRecord[] | null>;
+  private readonly groupMembersByName: DataLoader<string, GroupMemberRecord[] | null>;
+  private readonly allowedByConnection: DataLoader<number, Map<string, boolean> | null>;
+  private readonly fileExports: DataLoader<string, FileExportRecord | null>;
   private readonly threads: DataLoader<string, ItemRecord[] | null>;
   private readonly files: DataLoader<string, FileRecord | null>;
   private readonly streams = new Map<string, Promise<ItemRecord[]>>();
@@ -44,17 +52,60 @@ export class ChannelLoaders {
     this.connections = memo(() => client.listConnections());
     this.albums = memo(() => client.listAlbums());
     this.photos = memo(() => client.listPhotos(null));
+    this.connectionSettings = memo(async () => {
+      const byXchan = new Map<string, ConnectionSettingRecord[]>();
+      for (const row of await client.listConnectionSettings()) byXchan.set(row.xchan, [...(byXchan.get(row.xchan) ?? []), row]);
+      return byXchan;
+    });
     // group_members takes one group per call: a batch is one call per distinct group, all sent at once.
     this.groupMembers = new DataLoader((ids) => Promise.all(ids.map((id) => client.listGroupMembers(id))));
+    this.groupMembersByName = new DataLoader((names) => Promise.all(names.map((name) => client.listGroupMembersByName(name))));
+    this.allowedByConnection = new DataLoader((ids) => Promise.all(ids.map((id) => client.allowedPermissions({ abook_id: id }))));
+    this.fileExports = new DataLoader((hashes) =>
+      Promise.all(
+        hashes.map(async (hash) => {
+          const exported = await client.exportFile(hash);
+          // Each row is the whole attach record, creator included: later lookups of them cost nothing.
+          for (const record of exported?.attach ?? []) {
+            this.files.prime(record.hash, record);
+            if (record.creator) this.rememberCreator(record);
+          }
+          return exported;
+        }),
+      ),
+    );
     this.threads = new DataLoader((keys) =>
       Promise.all(keys.map((key) => client.getItemThread(key.startsWith('id:') ? { item_id: Number(key.slice(3)) } : { mid: key.slice(4) }))),
     );
-    this.files = new DataLoader((hashes) => Promise.all(hashes.map((hash) => client.getFile(hash))));
+    this.files = new DataLoader((hashes) =>
+      Promise.all(
+        hashes.map(async (hash) => {
+          const record = await client.getFile(hash);
+          if (record?.creator) this.rememberCreator(record);
+          return record;
+        }),
+      ),
+    );
   }
 
   /** The members of a privacy group; null when the hub knows no such group. */
   members(groupId: number): Promise<GroupMemberRecord[] | null> {
     return this.groupMembers.load(groupId);
+  }
+
+  /** The members of a privacy group by its exact name; null when the hub knows no such group. */
+  membersByName(name: string): Promise<GroupMemberRecord[] | null> {
+    return this.groupMembersByName.load(name);
+  }
+
+  /** Every permission the channel grants a connection, by its address-book id; null when there is none. */
+  allowed(abookId: number): Promise<Map<string, boolean> | null> {
+    return this.allowedByConnection.load(abookId);
+  }
+
+  /** A file with its ancestor folders (file/export); null when there is none. */
+  fileExport(hash: string): Promise<FileExportRecord | null> {
+    return this.fileExports.load(hash);
   }
 
   /** A whole thread by its top item's id or message id; null when there is none. */
@@ -68,6 +119,23 @@ export class ChannelLoaders {
     if (!top) return;
     this.threads.prime(`mid:${top.message_top}`, [...items]);
     if (top.id !== null) this.threads.prime(`id:${top.id}`, [...items]);
+  }
+
+  /**
+   * Who uploaded a file: from its record when it says, else from what this
+   * credential read before (creators never change), else from filemeta.
+   */
+  async creator(record: FileRecord): Promise<string | null> {
+    if (record.creator) return record.creator;
+    const scope = this.client.cacheScope;
+    const known = scope === null ? undefined : knownCreator(scope, record.hash);
+    if (known !== undefined) return known;
+    return (await this.file(record.hash))?.creator ?? null;
+  }
+
+  private rememberCreator(record: FileRecord): void {
+    const scope = this.client.cacheScope;
+    if (scope !== null && record.creator) rememberCreator(scope, record.hash, record.creator);
   }
 
   /** One file by exact hash; null when there is none. */

@@ -441,6 +441,8 @@ export function normaliseConnection(record: RawRecord): ConnectionRecord | null 
     abook_not_here: flag(record.abook_not_here),
     abook_role: optStr(record.abook_role),
     abook_instance: str(record.abook_instance),
+    abook_my_perms: int(record.abook_my_perms) ?? 0,
+    abook_their_perms: int(record.abook_their_perms) ?? 0,
     xchan: normaliseXchan(record, 'xchan_'),
   };
 }
@@ -471,7 +473,7 @@ export function normaliseChannel(record: RawRecord): ChannelInfo | null {
 }
 
 /** Key names that hold secrets: private keys, password hashes, salts, tokens. */
-const SECRET_KEY = /prvkey|password|passwd|salt|secret|token/i;
+export const SECRET_KEY = /prvkey|password|passwd|salt|secret|token/i;
 
 /**
  * A copy of `value` without secrets, at any depth: every key that names a

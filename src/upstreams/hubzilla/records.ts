@@ -267,6 +267,9 @@ export interface ConnectionRecord {
   abook_not_here: boolean;
   abook_role: string | null;
   abook_instance: string;
+  /** Legacy permission bit fields (PERMS_* constants); 0 on hubs that keep permissions in abconfig. */
+  abook_my_perms: number;
+  abook_their_perms: number;
   /** The joined xchan; null where the join found none. */
   xchan: XchanRecord | null;
 }
@@ -295,4 +298,28 @@ export interface ChannelInfo {
 export interface ItemUpdateResult {
   item_id: number | null;
   item: ItemRecord | null;
+}
+
+/** One abconfig row: a setting of a connection (`cat`/`k` = `v`), e.g. `my_perms`/`view_stream` = `1`. */
+export interface ConnectionSettingRecord {
+  xchan: string;
+  cat: string;
+  k: string;
+  v: string;
+}
+
+/** file/export: the file and its ancestor folders (root first, the file last), with where the hub serves them. */
+export interface FileExportRecord {
+  fetch_url: string;
+  original_channel: string;
+  attach: FileRecord[];
+}
+
+/** One scale of a photo from `photo`, with its bytes (base64). */
+export interface PhotoContentRecord {
+  resource_id: string;
+  imgscale: number;
+  mimetype: string;
+  filename: string;
+  content: string;
 }

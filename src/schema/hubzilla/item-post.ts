@@ -1,0 +1,306 @@
+/**
+ * channelItemPost: a post, a comment, an activity (a like, a vote, an
+ * RSVP), a web page or an edit, through item/update. Two things the hub
+ * does that a caller would not guess are handled here:
+ *
+ * - An edit takes title, summary, categories and media type from the form
+ *   and clears what the form leaves out (Zotlabs/Module/Item.php keeps only
+ *   the ACL, location, verb and app of the original). An edit that leaves
+ *   them out therefore reads the item first and sends them again.
+ * - An ACL naming a hash the channel does not know would make the item
+ *   visible to nobody; such lists are refused before anything is written.
+ */
+import { UpstreamError } from '../../errors.js';
+import { ItemUpdateRefused, type ItemUpdateParams } from '../../upstreams/hubzilla/client.js';
+import type { ChannelLoaders } from '../../upstreams/hubzilla/loaders.js';
+import type { ItemRecord } from '../../upstreams/hubzilla/records.js';
+import { builder } from '../builder.js';
+import { UserError, inputError, type UserErrorShape } from '../user-error.js';
+import { channelLoaders } from './channel.js';
+import { ChannelItem, hubDate, type ItemModel } from './item.js';
+
+interface PostPayloadShape {
+  item: ItemModel | null;
+  errors: UserErrorShape[];
+}
+
+const ChannelItemPostPayload = builder.objectRef<PostPayloadShape>('ChannelItemPostPayload').implement({
+  description: 'Result of channelItemPost.',
+  fields: (t) => ({
+    item: t.field({ type: ChannelItem, nullable: true, description: 'The created or edited item; null when refused.', resolve: (p) => p.item }),
+    errors: t.field({ type: [UserError], description: 'Why the post was refused; empty on success.', resolve: (p) => p.errors }),
+  }),
+});
+
+const ACTIVITY_SCHEMA = 'http://activitystrea.ms/schema/1.0/';
+const ZOT_ACTIVITY = 'http://purl.org/zot/activity/';
+
+const ChannelItemVerb = builder.enumType('ChannelItemVerb', {
+  description: "The activity an item performs (its `verb`, Hubzilla 8's activity-stream URIs).",
+  values: {
+    POST: { value: `${ACTIVITY_SCHEMA}post`, description: 'Posts content: the default.' },
+    LIKE: { value: `${ACTIVITY_SCHEMA}like`, description: 'Likes the parent item.' },
+    DISLIKE: { value: `${ZOT_ACTIVITY}dislike`, description: 'Dislikes the parent item.' },
+    AGREE: { value: `${ZOT_ACTIVITY}agree`, description: 'Votes yes on a consensus item.' },
+    DISAGREE: { value: `${ZOT_ACTIVITY}disagree`, description: 'Votes no on a consensus item.' },
+    ABSTAIN: { value: `${ZOT_ACTIVITY}abstain`, description: 'Abstains on a consensus item.' },
+    ATTEND_YES: { value: `${ZOT_ACTIVITY}attendyes`, description: 'Will attend the event of the parent item.' },
+    ATTEND_NO: { value: `${ZOT_ACTIVITY}attendno`, description: 'Will not attend the event of the parent item.' },
+    ATTEND_MAYBE: { value: `${ZOT_ACTIVITY}attendmaybe`, description: 'May attend the event of the parent item.' },
+    FAVORITE: { value: `${ACTIVITY_SCHEMA}favorite`, description: 'Marks the parent item as a favourite.' },
+  } as const,
+});
+
+const ChannelItemObjectType = builder.enumType('ChannelItemObjectType', {
+  description: 'What kind of object an item is (its `obj_type`); the hub picks note or comment when left out.',
+  values: {
+    NOTE: { value: `${ACTIVITY_SCHEMA}note`, description: 'A post.' },
+    COMMENT: { value: `${ACTIVITY_SCHEMA}comment`, description: 'A comment.' },
+    PHOTO: { value: `${ACTIVITY_SCHEMA}photo`, description: 'A photo.' },
+  } as const,
+});
+
+const ChannelItemPageType = builder.enumType('ChannelItemPageType', {
+  description: 'The kind of page an item is, when it is not a post (`webpage`, the item type).',
+  values: {
+    WEBPAGE: { value: 3, description: 'A web page of the channel.' },
+    BLOCK: { value: 1, description: 'A block: a piece of content for layouts.' },
+    LAYOUT: { value: 2, description: 'A layout (PDL) that arranges blocks on pages.' },
+    CARD: { value: 6, description: 'A card.' },
+    ARTICLE: { value: 7, description: 'An article.' },
+  } as const,
+});
+
+const ChannelItemWebpageInput = builder.inputType('ChannelItemWebpageInput', {
+  description: 'Makes the item a web page or another design element instead of a post.',
+  fields: (t) => ({
+    type: t.field({ type: ChannelItemPageType, required: true, description: 'The kind of page.' }),
+    name: t.string({ required: true, description: 'Name of the page in its URL (`pagetitle`), e.g. `about`.' }),
+    layoutMessageId: t.string({ description: 'Message id of the layout that arranges the page (`layout_mid`).' }),
+  }),
+});
+
+const ChannelItemRemoteInput = builder.inputType('ChannelItemRemoteInput', {
+  description: "The item's identity on another network or service (`namespace` and `remote_id`). Posting the same pair again edits the item it first created.",
+  fields: (t) => ({
+    namespace: t.string({ required: true, description: 'Name of the network or service, e.g. `twitter`.' }),
+    remoteId: t.string({ required: true, description: 'Id of the resource on that network or service.' }),
+  }),
+});
+
+const ChannelItemPostInput = builder.inputType('ChannelItemPostInput', {
+  description: 'A new post, a comment (with parentRestId or parentMessageId), or an edit (with restId).',
+  fields: (t) => ({
+    channel: t.string({ description: "Nickname of a channel of the caller's account to post in; the login's channel when left out." }),
+    restId: t.field({
+      type: 'SafeInt',
+      description:
+        "Numeric id of an existing item to edit. Title, summary, categories and media type left out keep their values (the gateway reads the item first and sends them again, as the hub clears what an edit leaves out); null clears them. item/full finds threads by their top item only, so for a comment send them again. An item of another author is the channel's local copy: the edit changes that copy only, never the author's original or other hubs' copies.",
+    }),
+    parentRestId: t.field({ type: 'SafeInt', description: 'Numeric id of the item to comment on.' }),
+    parentMessageId: t.string({ description: 'Message id of the item to comment on.' }),
+    body: t.string({ required: true, description: 'Content, in `mimetype` (BBCode by default).' }),
+    title: t.string({ description: 'Title of the item.' }),
+    summary: t.string({ description: 'Summary (content warning) of the item.' }),
+    mimetype: t.string({ description: 'Media type of the body when not `text/bbcode`, e.g. `text/markdown`.' }),
+    allowContacts: t.stringList({ description: 'Hashes of connections allowed to see the item (makes it private); each must be a connection of the channel.' }),
+    denyContacts: t.stringList({ description: 'Hashes of connections denied the item; each must be a connection of the channel.' }),
+    allowGroups: t.stringList({ description: 'Hashes of privacy groups allowed to see the item (makes it private); each must be a group of the channel.' }),
+    denyGroups: t.stringList({ description: 'Hashes of privacy groups denied the item; each must be a group of the channel.' }),
+    categories: t.stringList({ description: 'Categories of the item.' }),
+    location: t.string({ description: 'Free-form location.' }),
+    coordinates: t.string({ description: 'Geographic coordinates, `lat lon`.' }),
+    expiresAt: t.field({ type: 'DateTime', description: 'Time the item expires (only where the hub enables expiry).' }),
+    createdAt: t.field({ type: 'DateTime', description: 'Creation time of a new item, when not now (e.g. an import).' }),
+    app: t.string({ description: 'Application name shown with the item (sent as `source`; the hub ignores `app`).' }),
+    permalink: t.string({ description: "Permalink when not the hub's own (sent as `permalink`; the hub ignores `plink`)." }),
+    commentsDisabled: t.boolean({ description: 'Disables comments on the item.' }),
+    consensus: t.boolean({ description: 'Makes the item a consensus (voting) item.' }),
+    activity: t.field({
+      type: ChannelItemVerb,
+      description: 'The activity of a new item, e.g. LIKE with parentRestId to like that item; a post when left out. An edit keeps the original activity.',
+    }),
+    objectType: t.field({ type: ChannelItemObjectType, description: 'The kind of object of a new item; note or comment when left out.' }),
+    webpage: t.field({ type: ChannelItemWebpageInput, description: 'Makes a new item a web page or another design element.' }),
+    messageId: t.string({ description: 'Message id of a new item, e.g. when importing it; the hub makes one when left out.' }),
+    remote: t.field({ type: ChannelItemRemoteInput, description: "The item's identity on another network or service." }),
+    authorXchanHash: t.string({ description: 'Hash of the author when not the channel, e.g. for an imported item (`remote_xchan`).' }),
+    origin: t.boolean({
+      description: 'Whether the item counts as created on this hub, which decides whether the hub relays it (`origin`); true when left out.',
+    }),
+    media: t.field({
+      type: 'File',
+      description: 'A file to attach, sent with the GraphQL multipart request spec: an image is embedded in the body, another file attached.',
+    }),
+  }),
+});
+
+type PostInput = typeof ChannelItemPostInput.$inferInput;
+
+/** xchan hashes (base64url) and group hashes (UUIDs) go into ACL strings: nothing else is sent. */
+const ACL_VALUE = /^[A-Za-z0-9_=.-]{1,255}$/;
+
+const given = <T>(value: T | null | undefined): value is T => value !== null && value !== undefined;
+
+function checkInput(input: PostInput): UserErrorShape[] {
+  const errors: UserErrorShape[] = [];
+  if (input.body.trim() === '' && !input.media) errors.push(inputError('body', 'body must not be empty.', 'MISSING'));
+  const parents = [input.parentRestId, input.parentMessageId].filter(given).length;
+  if (parents > 1) errors.push(inputError('parentRestId', 'Give at most one of parentRestId or parentMessageId.'));
+  if (parents > 0 && given(input.restId)) errors.push(inputError('restId', 'An edit (restId) cannot also name a parent.'));
+  for (const field of ['allowContacts', 'denyContacts', 'allowGroups', 'denyGroups'] as const) {
+    const bad = (input[field] ?? []).find((v) => !ACL_VALUE.test(v));
+    if (bad !== undefined) errors.push(inputError(field, `"${bad.slice(0, 80)}" is not an xchan or group hash.`));
+  }
+  if (given(input.authorXchanHash) && !ACL_VALUE.test(input.authorXchanHash)) {
+    errors.push(inputError('authorXchanHash', `"${input.authorXchanHash.slice(0, 80)}" is not an xchan hash.`));
+  }
+  const badCategory = (input.categories ?? []).find((c) => c.includes(',') || c.trim() === '');
+  if (badCategory !== undefined) errors.push(inputError('categories', 'A category must not be empty or contain a comma.'));
+  if (given(input.webpage) && !/^[\w.~-]{1,255}$/.test(input.webpage.name)) {
+    errors.push(inputError('webpage', 'A page name is 1 to 255 letters, digits and `_ . ~ -`.'));
+  }
+  if (given(input.messageId) && input.messageId.trim() === '') errors.push(inputError('messageId', 'messageId must not be empty.'));
+  if (given(input.remote) && (input.remote.namespace.trim() === '' || input.remote.remoteId.trim() === '')) {
+    errors.push(inputError('remote', 'namespace and remoteId must not be empty.', 'MISSING'));
+  }
+  const editOnly = given(input.restId)
+    ? (['activity', 'objectType', 'webpage', 'createdAt', 'messageId', 'authorXchanHash'] as const).filter((f) => given(input[f]))
+    : [];
+  for (const field of editOnly) errors.push(inputError(field, `${field} applies to a new item; an edit keeps the original.`));
+  return errors;
+}
+
+/**
+ * ACL lists may name only what the channel knows: its privacy groups (not
+ * deleted) and its connections. Each list costs one call, only when given.
+ */
+async function unknownAclEntries(input: PostInput, loaders: ChannelLoaders): Promise<UserErrorShape[]> {
+  const errors: UserErrorShape[] = [];
+  const check = async (
+    fields: readonly ('allowContacts' | 'denyContacts' | 'allowGroups' | 'denyGroups')[],
+    known: () => Promise<Set<string>>,
+    what: string,
+  ) => {
+    if (!fields.some((f) => (input[f] ?? []).length > 0)) return;
+    const hashes = await known();
+    for (const field of fields) {
+      const unknown = (input[field] ?? []).filter((hash) => !hashes.has(hash));
+      if (unknown.length > 0) {
+        errors.push(
+          inputError(field, `${unknown.map((h) => `"${h.slice(0, 80)}"`).join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not ${what} of this channel.`),
+        );
+      }
+    }
+  };
+  await check(['allowGroups', 'denyGroups'], async () => new Set((await loaders.groups()).filter((g) => !g.deleted).map((g) => g.hash)), 'a privacy group');
+  await check(['allowContacts', 'denyContacts'], async () => new Set((await loaders.connections()).map((c) => c.abook_xchan)), 'a connection');
+  return errors;
+}
+
+/** Categories of an item as the hub reports them (tags of type `category`). */
+function categoriesOf(item: ItemRecord): string[] {
+  return item.tags.filter((tag) => tag.type === 'category').map((tag) => tag.tag);
+}
+
+/**
+ * For an edit that leaves out title, summary, categories or media type: the
+ * item's current values, to send again; `{}` when nothing is left out or
+ * item/full cannot find the item (a comment).
+ */
+async function keptOnEdit(input: PostInput, loaders: ChannelLoaders): Promise<Partial<ItemUpdateParams>> {
+  if (!given(input.restId)) return {};
+  const omitted = [input.title, input.summary, input.categories, input.mimetype].some((v) => v === undefined);
+  if (!omitted) return {};
+  const thread = await loaders.thread({ item_id: input.restId });
+  const item = thread?.find((i) => i.id === input.restId);
+  if (!item) return {};
+  const categories = categoriesOf(item);
+  return {
+    title: input.title === undefined && item.title !== '' ? item.title : undefined,
+    summary: input.summary === undefined && item.summary !== '' ? item.summary : undefined,
+    category: input.categories === undefined && categories.length > 0 ? categories.join(',') : undefined,
+    mimetype: input.mimetype === undefined ? item.mimetype : undefined,
+  };
+}
+
+function postParams(input: PostInput, kept: Partial<ItemUpdateParams>): ItemUpdateParams {
+  const list = (values: readonly string[] | null | undefined) => (values && values.length > 0 ? values : undefined);
+  return {
+    body: input.body,
+    title: input.title ?? kept.title,
+    summary: input.summary ?? kept.summary,
+    mimetype: input.mimetype ?? kept.mimetype,
+    post_id: input.restId ?? undefined,
+    parent: input.parentRestId ?? undefined,
+    parent_mid: input.parentMessageId ?? undefined,
+    contact_allow: list(input.allowContacts),
+    contact_deny: list(input.denyContacts),
+    group_allow: list(input.allowGroups),
+    group_deny: list(input.denyGroups),
+    category: input.categories?.length ? input.categories.join(',') : input.categories === undefined ? kept.category : undefined,
+    location: input.location ?? undefined,
+    coord: input.coordinates ?? undefined,
+    expire: hubDate(input.expiresAt),
+    created: hubDate(input.createdAt),
+    source: input.app ?? undefined,
+    permalink: input.permalink ?? undefined,
+    nocomment: input.commentsDisabled ?? undefined,
+    consensus: input.consensus ?? undefined,
+    verb: input.activity ?? undefined,
+    obj_type: input.objectType ?? undefined,
+    webpage: input.webpage?.type,
+    pagetitle: input.webpage?.name,
+    layout_mid: input.webpage?.layoutMessageId ?? undefined,
+    message_id: input.messageId ?? undefined,
+    namespace: input.remote?.namespace,
+    remote_id: input.remote?.remoteId,
+    remote_xchan: input.authorXchanHash ?? undefined,
+    origin: input.origin ?? undefined,
+  };
+}
+
+/** item/update's refusal messages (Zotlabs/Module/Item.php) as user errors. */
+function refusal(message: string, input: PostInput): UserErrorShape {
+  const text = `Hubzilla refused the item: ${message}.`;
+  if (/no content/i.test(message)) return inputError('body', text, 'MISSING');
+  if (/invalid post id/i.test(message)) return inputError(input.parentMessageId ? 'parentMessageId' : input.parentRestId ? 'parentRestId' : 'restId', text);
+  if (/permission denied/i.test(message)) return { message: text, field: [], code: 'FORBIDDEN' };
+  return { message: text, field: [], code: 'INVALID' };
+}
+
+builder.mutationFields((t) => ({
+  channelItemPost: t.field({
+    type: ChannelItemPostPayload,
+    nullable: true,
+    // The write, the read that fills the payload, and at most two ACL lists and one read of the item edited.
+    complexity: 5,
+    description:
+      'Creates a post, comments on an item, posts an activity (a like, a vote, an RSVP), creates a web page, or edits an item of a Hubzilla channel (`item/update`).',
+    args: { input: t.arg({ type: ChannelItemPostInput, required: true, description: 'The item.' }) },
+    resolve: async (_root, { input }, ctx) => {
+      const errors = checkInput(input);
+      if (errors.length > 0) return { item: null, errors };
+      const channel = input.channel ?? null;
+      const loaders = channelLoaders(ctx, channel);
+      const media = input.media ? { file: input.media, filename: input.media.name || 'upload' } : undefined;
+      try {
+        const aclErrors = await unknownAclEntries(input, loaders);
+        if (aclErrors.length > 0) return { item: null, errors: aclErrors };
+        const result = await loaders.client.updateItem(postParams(input, await keptOnEdit(input, loaders)), media);
+        if (result.item) return { item: { record: result.item, channel }, errors: [] };
+        // Hubzilla 10 may answer with the web UI's {success, id}: read the item back.
+        const thread = result.item_id === null ? null : await loaders.thread({ item_id: result.item_id });
+        const record = thread?.find((i) => i.id === result.item_id) ?? null;
+        return { item: record ? { record, channel, thread: thread ?? undefined } : null, errors: [] };
+      } catch (error) {
+        if (error instanceof ItemUpdateRefused) return { item: null, errors: [refusal(error.message, input)] };
+        // An edit of an item the channel does not have is the caller's to fix, like every other refusal of the hub.
+        if (error instanceof UpstreamError && error.code === 'NOT_FOUND' && given(input.restId)) {
+          return { item: null, errors: [inputError('restId', 'Hubzilla has no item with that id to edit in this channel.', 'INVALID')] };
+        }
+        throw error;
+      }
+    },
+  }),
+}));
