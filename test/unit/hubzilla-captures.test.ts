@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { UpstreamError } from '../../src/errors.js';
 import { EMPTY, HubzillaClient, ItemUpdateRefused, parseAnswer } from '../../src/upstreams/hubzilla/client.js';
 import { stripSecrets } from '../../src/upstreams/hubzilla/normalise.js';
+import { PERMISSIONS } from '../../src/upstreams/hubzilla/permissions.js';
 import type { HttpClient, TextResponse } from '../../src/upstreams/http.js';
 
 const DIR = new URL('../fixtures/hubzilla-captures/', import.meta.url);
@@ -54,6 +55,7 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
 }
 
 const NOTES = '433bfe7d-57cc-4649-9dc5-844aa7d9828c';
+const PHOTO = 'e5380b4c-6181-4648-919a-5da3252a2bfa';
 const page = { offset: 0, limit: 10 };
 const post = { body: 'x' };
 
@@ -66,31 +68,60 @@ function raw(name: string): unknown {
 type Check = () => Promise<void>;
 
 const CHECKS: Record<string, Check> = {
-  // --- endpoints the gateway does not call: classified only ---
-  'abconfig.txt': async () => expect(raw('abconfig.txt')).toEqual([]),
-  'abconfig_by_abook_id.txt': async () => expect(raw('abconfig_by_abook_id.txt')).toEqual([]),
-  'abconfig_empty.txt': async () => expect(raw('abconfig_empty.txt')).toEqual([]),
-  'perm_allowed_abook_id.txt': async () => expect(raw('perm_allowed_abook_id.txt')).toEqual([{ perm: 'post_wall', allowed: true }]),
-  'perm_allowed_abook_id_all.txt': async () => expect(raw('perm_allowed_abook_id_all.txt')).toHaveLength(17),
-  'perm_allowed_address_all.txt': async () => expect(raw('perm_allowed_address_all.txt')).toHaveLength(17),
+  // --- connection settings, permissions, exports and photos; raw() only for forms the gateway never sends ---
+  'abconfig.txt': async () => expect(await clientFor('abconfig.txt').listConnectionSettings()).toEqual([]),
+  'abconfig_by_abook_id.txt': async () => expect(await clientFor('abconfig_by_abook_id.txt').listConnectionSettings()).toEqual([]),
+  'abconfig_empty.txt': async () => expect(await clientFor('abconfig_empty.txt').listConnectionSettings()).toEqual([]),
+  // The gateway asks without `perm` (all 17 at once); with it, the hub answers booleans instead of 0/1.
+  'perm_allowed_abook_id.txt': async () =>
+    expect(await clientFor('perm_allowed_abook_id.txt').allowedPermissions({ abook_id: 2 })).toEqual(new Map([['post_wall', true]])),
+  'perm_allowed_abook_id_all.txt': async () => {
+    const allowed = await clientFor('perm_allowed_abook_id_all.txt').allowedPermissions({ abook_id: 2 });
+    expect([...(allowed?.keys() ?? [])]).toEqual([...PERMISSIONS]);
+    expect([...(allowed?.values() ?? [])].every((v) => v === true)).toBe(true);
+  },
+  'perm_allowed_address_all.txt': async () => {
+    // By address or hash the hub evaluates an unknown observer: the owner's own address gets no post_wall.
+    const allowed = await clientFor('perm_allowed_address_all.txt').allowedPermissions({ hash: 'x' });
+    expect(allowed?.size).toBe(17);
+    expect(allowed?.get('post_wall')).toBe(false);
+  },
   'perm_allowed_address_one.txt': async () => expect(raw('perm_allowed_address_one.txt')).toHaveLength(1),
   'perm_allowed_address_post_wall.txt': async () => expect(raw('perm_allowed_address_post_wall.txt')).toEqual([{ perm: 'post_wall', allowed: false }]),
   'perm_allowed_unknown_perm.txt': async () => expect(raw('perm_allowed_unknown_perm.txt')).toHaveLength(1),
-  'err_perm_allowed_missing_param.txt': async () => expect(raw('err_perm_allowed_missing_param.txt')).toBe(false),
+  'err_perm_allowed_missing_param.txt': async () =>
+    expect(await clientFor('err_perm_allowed_missing_param.txt').allowedPermissions({ abook_id: 999 })).toBeNull(),
   'oauth2_token_client_credentials.txt': async () => expect(raw('oauth2_token_client_credentials.txt')).toMatchObject({ token_type: 'Bearer' }),
   'version.txt': async () => expect(raw('version.txt')).toBe('8.8.7'),
   'version_xml.txt': async () => expect(() => raw('version_xml.txt')).toThrow(/not JSON/),
   'item_export_page.txt': async () => expect(raw('item_export_page.txt')).toMatchObject({ items_total: expect.any(Number) }),
-  'file_export.txt': async () => expect(raw('file_export.txt')).toMatchObject({ attach: expect.any(Array) }),
+  'file_export.txt': async () => {
+    const exported = await clientFor('file_export.txt').exportFile(NOTES);
+    expect(exported?.original_channel).toBe('tester');
+    expect(exported?.attach.map((a) => [a.display_path, a.is_dir])).toEqual([
+      ['2026-11', true],
+      ['2026-11/notes.txt', false],
+    ]);
+    expect(exported?.attach[1]?.creator).toMatch(/^9v2V/);
+  },
   'file_export_page.txt': async () => expect(raw('file_export_page.txt')).toMatchObject({ success: true }),
-  'file_export_photo.txt': async () => expect(raw('file_export_photo.txt')).toMatchObject({ photo: expect.any(Array) }),
-  'err_file_export_missing_param.txt': async () => expect(raw('err_file_export_missing_param.txt')).toBe(EMPTY),
-  'err_file_export_notfound.txt': async () => expect(raw('err_file_export_notfound.txt')).toMatchObject({ attach: [] }),
+  'file_export_photo.txt': async () =>
+    expect((await clientFor('file_export_photo.txt').exportFile(PHOTO))?.attach.at(-1)).toMatchObject({ hash: PHOTO, is_photo: true }),
+  'err_file_export_missing_param.txt': async () => expect(await clientFor('err_file_export_missing_param.txt').exportFile(NOTES)).toBeNull(),
+  'err_file_export_notfound.txt': async () => expect(await clientFor('err_file_export_notfound.txt').exportFile(NOTES)).toBeNull(),
   'file.txt': async () => expect(raw('file.txt')).toMatchObject({ attach: { hash: NOTES } }),
   'err_file_notfound.txt': async () => expect(raw('err_file_notfound.txt')).toBe(EMPTY),
-  'photo.txt': async () => expect(raw('photo.txt')).toMatchObject({ photo: expect.any(Object) }),
-  'photo_scale2.txt': async () => expect(raw('photo_scale2.txt')).toMatchObject({ photo: { imgscale: 2 } }),
-  'err_photo_notfound.txt': async () => expect(raw('err_photo_notfound.txt')).toBe(EMPTY),
+  'photo.txt': async () => {
+    const photo = await clientFor('photo.txt').getPhoto(PHOTO, 0);
+    expect(photo).toMatchObject({ resource_id: PHOTO, imgscale: 0, mimetype: 'image/png' });
+    expect(
+      Buffer.from(photo?.content ?? '', 'base64')
+        .subarray(1, 4)
+        .toString(),
+    ).toBe('PNG');
+  },
+  'photo_scale2.txt': async () => expect(await clientFor('photo_scale2.txt').getPhoto(PHOTO, 2)).toMatchObject({ imgscale: 2 }),
+  'err_photo_notfound.txt': async () => expect(await clientFor('err_photo_notfound.txt').getPhoto(PHOTO, 0)).toBeNull(),
   'err_unknown_endpoint.txt': async () => expect(await codeOf(clientFor('err_unknown_endpoint.txt').listGroups())).toBe('NOT_FOUND'),
   'session_cookie_reuse_without_basic.txt': async () => expect(await clientFor('session_cookie_reuse_without_basic.txt').listGroups()).toHaveLength(1),
   'channel_stream_POST.txt': async () => {
@@ -291,7 +322,7 @@ const CHECKS: Record<string, Check> = {
     expect(member).toMatchObject({ gid: 1, connection: { abook_self: true } });
     expect(member?.xchan?.hash).toBe(member?.xchan_hash);
   },
-  'group_members_by_name.txt': async () => expect(await clientFor('group_members_by_name.txt').listGroupMembers(1)).toHaveLength(1),
+  'group_members_by_name.txt': async () => expect(await clientFor('group_members_by_name.txt').listGroupMembersByName('Friends')).toHaveLength(1),
   'err_group_members_missing_param.txt': async () => expect(await clientFor('err_group_members_missing_param.txt').listGroupMembers(0)).toBeNull(),
   'err_group_members_notfound.txt': async () => expect(await clientFor('err_group_members_notfound.txt').listGroupMembers(999)).toBeNull(),
 };
