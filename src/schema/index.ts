@@ -8,6 +8,7 @@ import './scalars.js';
 import './gitlab/project.js';
 import './gitlab/project-mutations.js';
 import './gitlab/job.js';
+import './gitlab/pipeline.js';
 import './gitlab/hook.js';
 import './gitlab/push-rule.js';
 import './gitlab/job-subscriptions.js';

@@ -33,6 +33,24 @@ query ProjectsWithJobs {
 }
 `;
 
+const PIPELINE_TAB = `# CI: the newest pipelines of a project, each with its jobs and test totals.
+query RecentPipelines {
+  project(fullPath: "platform/core") {
+    pipelines(first: 3) {
+      nodes {
+        id
+        restId
+        ref
+        status
+        user { username }
+        jobs(first: 10) { nodes { name stage status } }
+        testReportSummary { count failed }
+      }
+    }
+  }
+}
+`;
+
 const HUBZILLA_TAB = `# Hubzilla: the channel's own stream, newest threads first.
 query ChannelStream {
   channel {
@@ -76,14 +94,14 @@ const OWN_SERVERS_HINT = `# Put your credentials in the headers below: Private-T
 `;
 
 /**
- * The example tabs: GitLab, Hubzilla, a mutation, a subscription. `headers`
+ * The example tabs: GitLab, CI pipelines, Hubzilla, a mutation, a subscription. `headers`
  * are the sandbox's demo credentials, or empty in front of real servers; the
  * first tab's hint says which, so no one looks for a demo token that is not there.
  */
 export function graphiqlTabs(headers: Readonly<Record<string, string>>): GraphiqlTab[] {
   const sandbox = Object.keys(headers).length > 0;
   const shown = JSON.stringify(headers, null, 2);
-  return [GITLAB_TAB, HUBZILLA_TAB, MUTATION_TAB, SUBSCRIPTION_TAB].map((query, i) => ({
+  return [GITLAB_TAB, PIPELINE_TAB, HUBZILLA_TAB, MUTATION_TAB, SUBSCRIPTION_TAB].map((query, i) => ({
     query: i === 0 ? `${query.replace(/\n$/, '')}\n\n${sandbox ? SANDBOX_HINT : OWN_SERVERS_HINT}` : query,
     headers: shown,
   }));

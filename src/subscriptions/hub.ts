@@ -1,6 +1,7 @@
 /**
- * The subscription hub: turns "watch these jobs" and "watch this import"
- * into event streams fed by two sources through one bus.
+ * The subscription hub: turns "watch these jobs", "watch these pipelines" and
+ * "watch this import" into event streams fed by two sources through one bus
+ * (pipeline watches: pipeline-topic.ts).
  *
  * - Webhooks: the receiver hands each job or pipeline event to
  *   `publishWebhook`, which drops redeliveries and publishes it on the shared
@@ -24,15 +25,17 @@
  * never going back from a later state to an earlier one (webhooks can
  * arrive out of order, and both sources may report the same change).
  */
-import { UpstreamError } from '../errors.js';
+import type { UpstreamError } from '../errors.js';
 import { GitlabClient } from '../upstreams/gitlab/client.js';
-import type { JobRecord, ProjectRecord } from '../upstreams/gitlab/records.js';
+import type { JobRecord, PipelineRecord, ProjectRecord } from '../upstreams/gitlab/records.js';
 import type { HttpClient } from '../upstreams/http.js';
 import type { EventBus } from './event-bus.js';
 import { PollerRegistry, type PollOutcome, type PollTask } from './pollers.js';
 import { credentialScope, type Credentials } from './scope.js';
 import { Topic, TopicStream } from './topic.js';
 import { WEBHOOK_STATE_FIELDS, type WebhookJobEvent } from './webhook-events.js';
+import { isAccessFailure, isRevoked, jobsTopic, notVisible, pollTopic, type Revoked } from './channels.js';
+import { PipelineTopic, type PipelineWatch } from './pipeline-topic.js';
 
 export interface SubscriptionHubOptions {
   http: HttpClient;
@@ -120,37 +123,6 @@ function byId(jobs: JobRecord[]): JobRecord[] {
   return [...jobs].sort((a, b) => a.id - b.id);
 }
 
-function jobsTopic(projectId: number): string {
-  return `gitlab:jobs:${projectId}`;
-}
-
-function pollTopic(kind: 'jobs' | 'project', projectId: number, scope: string): string {
-  return `poll:${kind}:${projectId}:${scope}`;
-}
-
-function notVisible(what: string, path: string): UpstreamError {
-  return new UpstreamError(`${what} was not found or is not visible with these credentials.`, 'NOT_FOUND', {
-    name: 'gitlab',
-    status: 404,
-    method: 'GET',
-    path,
-  });
-}
-
-/** What a poller publishes when its credentials lost access (a revoked token, a removed member): its topics end with it. */
-interface Revoked {
-  revoked: UpstreamError;
-}
-
-function isRevoked(message: unknown): message is Revoked {
-  return (message as Partial<Revoked> | null)?.revoked instanceof UpstreamError;
-}
-
-/** True for failures that mean "these credentials may not see it", as opposed to an upstream in trouble. */
-function isAccessFailure(error: unknown): boolean {
-  return error instanceof UpstreamError && (error.code === 'NOT_FOUND' || error.code === 'FORBIDDEN' || error.code === 'UNAUTHENTICATED');
-}
-
 export class SubscriptionHub {
   readonly pollers: PollerRegistry;
   /** Shared topics by key (what is watched, by whom): one per watch and credential scope, however many subscribe. */
@@ -197,6 +169,19 @@ export class SubscriptionHub {
     const statuses = watch.statuses?.length ? [...new Set(watch.statuses)].sort() : null;
     const key = `jobs|${scope}|${watch.projectId}|${watch.jobId ?? ''}|${watch.pipelineId ?? ''}|${statuses?.join(',') ?? ''}`;
     const topic = this.topic(key, () => new JobTopic(this, key, scope, subscriber.credentials, { ...watch, statuses }));
+    return this.open(topic, subscriber);
+  }
+
+  /**
+   * Checks access (reads the pipeline, or the project's newest pipelines,
+   * with the subscriber's credentials) and returns the stream: that state,
+   * oldest first, then every change of a watched pipeline's status.
+   */
+  async watchPipelines(subscriber: Subscriber, watch: PipelineWatch): Promise<TopicStream<PipelineRecord>> {
+    const scope = credentialScope(subscriber.credentials);
+    const statuses = watch.statuses?.length ? [...new Set(watch.statuses)].sort() : null;
+    const key = `pipelines|${scope}|${watch.projectId}|${watch.pipelineId ?? ''}|${watch.ref ?? ''}|${statuses?.join(',') ?? ''}`;
+    const topic = this.topic(key, () => new PipelineTopic(this, key, scope, subscriber.credentials, { ...watch, statuses }));
     return this.open(topic, subscriber);
   }
 

@@ -37,6 +37,12 @@ const F = {
   pushRule: fixture('push-rule.json'),
   users: fixture('users.json'),
   languages: fixture('languages.json'),
+  pipelines: fixture('pipelines.json'),
+  pipeline: fixture('pipeline.json'),
+  pipelineVariables: fixture('pipeline-variables.json'),
+  testReportSummary: fixture('test-report-summary.json'),
+  bridges: fixture('bridges.json'),
+  commit: fixture('commit.json'),
 };
 const records = (f: Fixture): { [key: string]: Json }[] => f.body as { [key: string]: Json }[];
 const PROJECT = F.project.body as { [key: string]: Json };
@@ -82,7 +88,19 @@ function replayUpstream(calls: string[]): Server {
     if (rest === 'languages') return serve(F.languages);
     if (rest === 'push_rule') return serve(F.pushRule);
     if (rest === 'hooks') return serve(F.hooks);
-    if (rest === 'jobs' || rest === `pipelines/${PIPELINE_ID}/jobs`) return serve(F.jobs);
+    if (rest === 'jobs') return serve(F.jobs);
+    if (rest === 'pipelines') return serve(F.pipelines);
+    // Every listed pipeline answers its reads; only the first has its own full record.
+    const pipeline = /^pipelines\/(\d+)(?:\/(\w+))?$/.exec(rest);
+    const listed = pipeline ? records(F.pipelines).find((p) => p.id === Number(pipeline[1])) : undefined;
+    if (pipeline && listed) {
+      const sub = pipeline[2];
+      if (sub === undefined) return Number(pipeline[1]) === PIPELINE_ID ? serve(F.pipeline) : reply(res, 200, listed);
+      const served: Record<string, Fixture> = { jobs: F.jobs, variables: F.pipelineVariables, test_report_summary: F.testReportSummary, bridges: F.bridges };
+      const f = served[sub];
+      if (f) return serve(f);
+    }
+    if (rest === `repository/commits/${(F.commit.body as { id: string }).id}`) return serve(F.commit);
     const hook = /^hooks\/(\d+)$/.exec(rest);
     if (hook) return reply(res, 200, records(F.hooks).find((h) => h.id === Number(hook[1])) ?? null);
     const job = /^jobs\/(\d+)$/.exec(rest);
@@ -102,6 +120,7 @@ function replayUpstream(calls: string[]): Server {
 const REQUIRED_ARGS: Readonly<Record<string, string>> = {
   'Project.pipelineJobs': `pipelineId: ${PIPELINE_ID}`,
   'Project.job': `id: "${JOB_ID}"`,
+  'Project.pipeline': `id: "${PIPELINE_ID}"`,
   'Project.hook': `id: "${HOOK_ID}"`,
   'Project.latestArtifactsArchiveUrl': 'ref: "main", job: "build"',
   'Project.latestArtifactFileUrl': 'ref: "main", job: "build", path: "dist/app.js"',
@@ -203,7 +222,8 @@ describe("the gateway against GitLab's own records", () => {
     upstream = replayUpstream(calls);
     await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
     const { port } = upstream.address() as AddressInfo;
-    t = await createTestApp({ gitlabUrl: new URL(`http://127.0.0.1:${port}`) });
+    // A document that selects every field of every GitLab type is far above the default limits.
+    t = await createTestApp({ gitlabUrl: new URL(`http://127.0.0.1:${port}`), env: { MAX_TOKENS: '20000', MAX_COST: '1000000', MAX_DEPTH: '30' } });
     const introspection = await t.gql<IntrospectionQuery>(getIntrospectionQuery());
     types = new Map((introspection.data?.__schema.types ?? []).map((type) => [type.name, type]));
   });
@@ -215,7 +235,7 @@ describe("the gateway against GitLab's own records", () => {
   it('names the GitLab source file of every fixture', () => {
     for (const f of Object.values(F)) {
       expect(f._source.length).toBeGreaterThan(0);
-      for (const source of f._source) expect(source).toMatch(/^(ee\/)?lib\/(ee\/)?api\//);
+      for (const source of f._source) expect(source).toMatch(/^(ee\/)?(lib\/(ee\/)?api|app\/serializers)\//);
     }
   });
 

@@ -4,71 +4,13 @@
  * sandbox delivering webhooks to the gateway's receiver, shared pollers.
  */
 import { readFileSync } from 'node:fs';
-import { createClient as createSseClient } from 'graphql-sse';
-import { createClient as createWsClient, type Client as WsClient } from 'graphql-ws';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { STEP_MS } from '../../src/sandbox/gitlab/server.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { expectAllReleased, postWebhook, type Result, SECRET, sseSubscribe, wsClient, wsSubscribe } from '../helpers/subscriptions.js';
 
-const SECRET = 'test-webhook-secret-0123456789';
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/gitlab-webhooks/${name}`, import.meta.url), 'utf8');
-
-type Result = { data?: Record<string, unknown> | null; errors?: { message: string; extensions?: Record<string, unknown> }[] };
-
-/** Reads a subscription through an iterator, with a deadline per result so a missing event fails fast. */
-class Reader {
-  constructor(private readonly iterator: AsyncIterableIterator<unknown>) {}
-
-  async next(timeoutMs = 5_000): Promise<Result> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no result within ${timeoutMs} ms`)), timeoutMs);
-    });
-    try {
-      const result = await Promise.race([this.iterator.next(), timeout]);
-      if (result.done) return { data: null, errors: [{ message: 'completed' }] };
-      return result.value as Result;
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  async take(n: number): Promise<Result[]> {
-    const results: Result[] = [];
-    for (let i = 0; i < n; i++) results.push(await this.next());
-    return results;
-  }
-
-  /** True when the stream completes within the deadline. */
-  async completes(timeoutMs = 5_000): Promise<boolean> {
-    const deadline = new Promise<'open'>((resolve) => setTimeout(() => resolve('open'), timeoutMs).unref());
-    const result = await Promise.race([this.iterator.next(), deadline]);
-    return result !== 'open' && result.done === true;
-  }
-
-  async stop(): Promise<void> {
-    await this.iterator.return?.();
-  }
-}
-
-function wsClient(t: TestApp, connectionParams: Record<string, unknown> = { 'Private-Token': 'demo-token' }): WsClient {
-  return createWsClient({ url: t.url.href.replace(/^http/, 'ws'), webSocketImpl: WebSocket, connectionParams, retryAttempts: 0, lazy: true });
-}
-
-function wsSubscribe(client: WsClient, query: string, variables?: Record<string, unknown>): Reader {
-  return new Reader(client.iterate({ query, variables }));
-}
-
-function sseSubscribe(
-  t: TestApp,
-  query: string,
-  variables?: Record<string, unknown>,
-  headers: Record<string, string> = { 'private-token': 'demo-token' },
-): Reader {
-  const client = createSseClient({ url: t.url.href, headers, retryAttempts: 0, singleConnection: false });
-  return new Reader(client.iterate({ query, variables: variables ?? {} }));
-}
 
 const JOB_FIELDS = 'restId name status pipeline { restId } finishedAt';
 const watchJob = `subscription ($projectId: ID!, $jobId: ID) { jobStatusUpdated(projectId: $projectId, jobId: $jobId) { ${JOB_FIELDS} } }`;
@@ -76,21 +18,6 @@ const watchPipeline = `subscription ($projectId: ID!, $pipelineId: ID, $statuses
 
 const job = (r: Result) => r.data?.jobStatusUpdated as { restId: number; name: string; status: string; finishedAt: string | null } | undefined;
 const statusOf = (r: Result) => `${job(r)?.restId}:${job(r)?.status}`;
-
-/** Waits until no subscription stream, poller, timer or bus topic is left. */
-async function expectAllReleased(t: TestApp): Promise<void> {
-  await vi.waitFor(() => expect(t.app.hub.stats()).toEqual({ pollers: 0, timers: 0, topics: 0, streams: 0 }), { timeout: 5_000, interval: 10 });
-}
-
-async function postWebhook(t: TestApp, body: string, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
-  const response = await fetch(new URL('/webhooks/gitlab', t.url), {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-gitlab-token': SECRET, 'x-gitlab-event': 'Job Hook', ...headers },
-    body,
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
-}
 
 describe('jobStatusUpdated from the shared poller', () => {
   let t: TestApp;

@@ -458,6 +458,44 @@ function seedHooks(store: GitlabStore): void {
   store.reserveId('hook', 2);
 }
 
+/**
+ * A new pipeline run created through the API (or the web): `build`, then
+ * `test` (with a JUnit report), both created; the caller releases the first
+ * stage (CiRunner.progress).
+ */
+export function addPipelineRun(
+  store: GitlabStore,
+  run: { projectId: number; ref: string; userId: number; source: string; variables: { key: string; value: string; variableType: string }[] },
+  now: number,
+): SandboxPipeline {
+  const previous = [...store.pipelines.values()].filter((p) => p.projectId === run.projectId);
+  const id = store.nextId('pipeline');
+  const iid = Math.max(0, ...previous.map((p) => p.iid)) + 1;
+  addPipeline(
+    store,
+    {
+      id,
+      iid,
+      projectId: run.projectId,
+      ref: run.ref,
+      userId: run.userId,
+      message: `Pipeline #${iid} on ${run.ref}\n`,
+      createdAt: now,
+      stages: ['build', 'test'],
+      jobs: [
+        { id: store.nextId('job'), name: 'build', stage: 0, status: 'created', outcome: 'success', artifacts: true },
+        { id: store.nextId('job'), name: 'test', stage: 1, status: 'created', outcome: 'success' },
+      ],
+    },
+    now,
+    { largeArtifactBytes: null },
+  );
+  const pipeline = store.pipelines.get(id) as SandboxPipeline;
+  pipeline.source = run.source;
+  pipeline.variables = run.variables;
+  return pipeline;
+}
+
 /** demo/playground, whose pipeline `demoPipelineEveryMs` runs again and again. */
 export const DEMO_PIPELINE_PROJECT_ID = 7;
 

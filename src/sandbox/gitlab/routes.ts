@@ -26,6 +26,18 @@ import {
 } from './project-actions.js';
 import { createOwnProject, createUserProject, deleteProject, updateProject } from './project-writes.js';
 import { getLanguages, getProject, listAllProjects, listForks, listProjectUsers, listUserProjects } from './projects.js';
+import {
+  cancelPipeline,
+  createPipeline,
+  deletePipeline,
+  getCommit,
+  getPipeline,
+  getTestReportSummary,
+  listPipelineBridges,
+  listPipelines,
+  listPipelineVariables,
+  retryPipeline,
+} from './pipelines.js';
 import { addPushRule, deletePushRule, editPushRule, getPushRule } from './push-rules.js';
 
 export interface Route {
@@ -73,6 +85,16 @@ export const ROUTES: Route[] = [
   route('PUT', 'projects/:id/push_rule', editPushRule),
   route('DELETE', 'projects/:id/push_rule', deletePushRule),
   route('GET', 'projects/:id/jobs', listJobs),
+  route('GET', 'projects/:id/pipelines', listPipelines),
+  route('GET', 'projects/:id/repository/commits/:sha', getCommit),
+  route('POST', 'projects/:id/pipeline', createPipeline),
+  route('GET', 'projects/:id/pipelines/:pipeline_id', getPipeline),
+  route('DELETE', 'projects/:id/pipelines/:pipeline_id', deletePipeline),
+  route('POST', 'projects/:id/pipelines/:pipeline_id/retry', retryPipeline),
+  route('POST', 'projects/:id/pipelines/:pipeline_id/cancel', cancelPipeline),
+  route('GET', 'projects/:id/pipelines/:pipeline_id/variables', listPipelineVariables),
+  route('GET', 'projects/:id/pipelines/:pipeline_id/test_report_summary', getTestReportSummary),
+  route('GET', 'projects/:id/pipelines/:pipeline_id/bridges', listPipelineBridges),
   route('GET', 'projects/:id/pipelines/:pipeline_id/jobs', listPipelineJobs),
   route('GET', 'projects/:id/jobs/artifacts/:ref_name/download', downloadArtifactsByRef),
   route('GET', 'projects/:id/jobs/artifacts/:ref_name/raw/*artifact_path', downloadArtifactFileByRef),

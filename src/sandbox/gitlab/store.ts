@@ -181,6 +181,10 @@ export interface SandboxPipeline {
   /** The commit's message (the pipeline's head commit). */
   commitMessage: string;
   commitAuthorId: number;
+  /** The pipeline's name (workflow:name), where it has one. */
+  name?: string | null;
+  /** Variables the pipeline was created with (POST /projects/:id/pipeline). */
+  variables?: { key: string; value: string; variableType: string }[];
 }
 
 export interface SandboxJob {
@@ -513,6 +517,12 @@ export class GitlabStore {
   /** A project's jobs, newest (highest id) first, as GitLab's jobs API orders them. */
   jobsOf(projectId: number): SandboxJob[] {
     return this.jobs.ofProject(projectId).sort((a, b) => b.id - a.id);
+  }
+
+  /** Removes a pipeline and its jobs (Ci::DestroyPipelineService). */
+  deletePipeline(pipelineId: number): void {
+    this.pipelines.delete(pipelineId);
+    for (const job of this.jobs.ofPipeline(pipelineId)) this.jobs.delete(job.id);
   }
 
   /** A pipeline's jobs in stage order, then by id. */

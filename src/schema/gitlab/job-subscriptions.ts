@@ -1,6 +1,6 @@
 /**
- * Live CI updates: the `jobStatusUpdated` and `projectImportStatusUpdated`
- * subscriptions (graphql-ws and SSE alike), and `jobStatusWebhookRegister`,
+ * Live CI updates: the `jobStatusUpdated`, `pipelineStatusUpdated` and
+ * `projectImportStatusUpdated` subscriptions (graphql-ws and SSE alike), and `jobStatusWebhookRegister`,
  * which points a project's webhook at this gateway so job changes arrive
  * pushed instead of polled. The hub (src/subscriptions) does the work:
  * resolvers only read arguments and hand over the caller's credentials.
@@ -14,7 +14,7 @@ import type { Context } from '../context.js';
 import { decodeGlobalId, restIdOf } from '../global-id.js';
 import { runMutation, UserError, type UserErrorShape } from '../user-error.js';
 import { ProjectHook } from './hook.js';
-import { Job, JobStatus, parseJobId } from './job.js';
+import { Job, JobStatus, parseJobId, parsePipelineId, Pipeline } from './job.js';
 import { Project, projectIdFromArg } from './project.js';
 
 builder.subscriptionType({ description: 'Live updates, over graphql-ws (WebSocket) or Server-Sent Events at the GraphQL endpoint.' });
@@ -54,6 +54,17 @@ function jobIdFromArg(id: string, projectId: number): number {
   return jobId;
 }
 
+/** A pipeline argument: a Pipeline global id (of the same project) or a numeric id. */
+function pipelineIdFromArg(id: string, projectId: number): number {
+  const plain = restIdOf(id);
+  if (plain !== null) return plain;
+  const decoded = decodeGlobalId(id);
+  if (decoded.typename !== 'Pipeline') throw new InputError(`"${id.slice(0, 80)}" is not a Pipeline id.`, ['pipelineId']);
+  const [pipelineProject, pipelineId] = parsePipelineId(decoded.id);
+  if (pipelineProject !== projectId) throw new InputError('The pipeline belongs to another project.', ['pipelineId']);
+  return pipelineId;
+}
+
 /**
  * An event, or the error that ended the subscription: when the subscriber's
  * credentials lose access (a revoked token), the hub's stream ends with it,
@@ -86,6 +97,28 @@ builder.subscriptionFields((t) => ({
         projectId,
         jobId: args.jobId === null || args.jobId === undefined ? null : jobIdFromArg(String(args.jobId), projectId),
         pipelineId,
+        statuses: args.statuses ?? null,
+      });
+    },
+    resolve: lastUnlessRevoked,
+  }),
+  pipelineStatusUpdated: t.field({
+    type: Pipeline,
+    description:
+      "Triggered when a CI pipeline of the project changes status. Emits the current state first (the pipeline; else the project's 100 newest pipelines, of the ref if given; oldest first), then the pipeline on every status change, a retry's return to running included. Fed by GitLab job and pipeline webhooks where they reach the gateway, else by one shared poller per project and credentials.",
+    args: {
+      projectId: t.arg.id({ required: true, description: 'Numeric id, full path (e.g. `demo/playground`) or global id of the project.' }),
+      pipelineId: t.arg.id({ description: 'Watches only this pipeline: its global id or numeric id.' }),
+      ref: t.arg.string({ description: 'Watches only the pipelines of this branch or tag.' }),
+      statuses: t.arg({ type: [JobStatus], description: 'Emits only pipelines in these statuses.' }),
+    },
+    subscribe: async (_root, args, ctx) => {
+      const who = subscriber(ctx);
+      const projectId = await numericProjectId(ctx, String(args.projectId));
+      return ctx.live.hub.watchPipelines(who, {
+        projectId,
+        pipelineId: args.pipelineId === null || args.pipelineId === undefined ? null : pipelineIdFromArg(String(args.pipelineId), projectId),
+        ref: args.ref ?? null,
         statuses: args.statuses ?? null,
       });
     },

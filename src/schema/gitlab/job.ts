@@ -6,7 +6,7 @@
  */
 import type { GraphQLResolveInfo } from 'graphql';
 import { InputError } from '../../errors.js';
-import type { ArtifactRecord, CommitRecord, JobRecord, PipelineRefRecord, RunnerRecord } from '../../upstreams/gitlab/records.js';
+import type { ArtifactRecord, CommitRecord, JobRecord, PipelineRecord, PipelineRefRecord, RunnerRecord } from '../../upstreams/gitlab/records.js';
 import { builder } from '../builder.js';
 import { UPSTREAM_CALL } from '../cost.js';
 import type { Context } from '../context.js';
@@ -63,12 +63,12 @@ export const JobStatus = builder.enumType('JobStatus', {
  * (CommitStatus::AVAILABLE_STATUSES): STARTED, which only GitLab 11 reported,
  * is refused there with 400, so it is not offered as a filter.
  */
-const JobScope = builder.enumType('JobScope', {
+export const JobScope = builder.enumType('JobScope', {
   description: 'A status a job list can be filtered by: every JobStatus but STARTED, which GitLab 17/18 refuses as a scope.',
   values: (({ STARTED: _started, ...scopes }) => scopes)(JOB_STATUS_VALUES),
 });
 
-const Commit = builder.objectRef<CommitRecord>('Commit').implement({
+export const Commit = builder.objectRef<CommitRecord>('Commit').implement({
   description: 'A Git commit.',
   fields: (t) => ({
     sha: t.string({ description: 'Full SHA of the commit.', resolve: (c) => c.id }),
@@ -109,8 +109,18 @@ const JobRunner = builder.objectRef<RunnerRecord>('JobRunner').implement({
   }),
 });
 
-export const Pipeline = builder.objectRef<PipelineRefRecord & { project_id: number }>('Pipeline').implement({
+/** A pipeline as lists, jobs and actions carry it: its basic fields at least, in full after a read of its own. */
+export type PipelineModel = PipelineRefRecord & Partial<PipelineRecord> & { project_id: number };
+
+export const Pipeline = builder.objectRef<PipelineModel>('Pipeline');
+
+builder.node(Pipeline, {
   description: 'A CI pipeline: the jobs run for one commit of a ref.',
+  id: { resolve: (p) => `${p.project_id}/${p.id}` },
+  loadOne: (id, ctx) => {
+    const [projectId, pipelineId] = parsePipelineId(id);
+    return ctx.gitlab.loaders.pipeline(projectId, pipelineId);
+  },
   fields: (t) => ({
     restId: t.field({ type: 'SafeInt', description: 'Numeric id of the pipeline.', resolve: (p) => p.id }),
     projectId: t.field({ type: 'SafeInt', description: "Numeric id of the pipeline's project.", resolve: (p) => p.project_id }),
@@ -235,6 +245,13 @@ export const JobConnection = builder.connectionObject(
   { type: Job, name: 'JobConnection', description: 'A page of jobs, newest first. GitLab does not count job lists: totalCount is null.' },
   { name: 'JobEdge', description: 'A job with its cursor.' },
 );
+
+/** A pipeline's local id "42/4100000001" to [42, 4100000001]; throws InputError for anything else. */
+export function parsePipelineId(id: string): [number, number] {
+  const pair = restIdPairOf(id);
+  if (!pair) throw new InputError(`"${id.slice(0, 80)}" is not a pipeline id.`, ['id']);
+  return pair;
+}
 
 /** "42/1001" to [42, 1001]; throws InputError for anything else. */
 export function parseJobId(id: string): [number, number] {

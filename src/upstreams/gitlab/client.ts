@@ -16,7 +16,20 @@ import {
 } from '../http.js';
 import type { Page } from '../pagination.js';
 import type { RelayHead, RelaySink } from '../relay.js';
-import type { HookRecord, JobRecord, LanguagesRecord, ProjectRecord, ProjectUserRecord, PushRuleRecord, UploadRecord } from './records.js';
+import type {
+  BridgeRecord,
+  CommitRecord,
+  HookRecord,
+  JobRecord,
+  LanguagesRecord,
+  PipelineRecord,
+  PipelineVariableRecord,
+  ProjectRecord,
+  ProjectUserRecord,
+  PushRuleRecord,
+  TestReportSummaryRecord,
+  UploadRecord,
+} from './records.js';
 
 /** A write body in GitLab's parameter names; undefined values are left out. */
 export type WriteParams = Readonly<Record<string, unknown>>;
@@ -297,6 +310,64 @@ export class GitlabClient {
   /** DELETE /projects/:id/push_rule (idempotent). */
   async deletePushRule(id: number | string): Promise<void> {
     await this.send('DELETE', ['projects', id, 'push_rule']);
+  }
+
+  // --- pipelines -------------------------------------------------------------
+
+  /** GET /projects/:id/pipelines with Ci::PipelinesFinder's filters (snake_case, as GitLab names them). */
+  async listPipelines(id: number, filters: Record<string, QueryValue>, page: PageRequest): Promise<Page<PipelineRecord>> {
+    const result = toPage(await this.get<PipelineRecord[]>(['projects', id, 'pipelines'], { ...filters, page: page.page, per_page: page.perPage }));
+    return { ...result, items: result.items.map((pipeline) => ({ ...pipeline, project_id: pipeline.project_id ?? id })) };
+  }
+
+  /** GET /projects/:id/pipelines/:pipeline_id; null when it does not exist. */
+  async getPipeline(id: number, pipelineId: number): Promise<PipelineRecord | null> {
+    const pipeline = await this.orNull(this.get<PipelineRecord>(['projects', id, 'pipelines', pipelineId]));
+    return pipeline && { ...pipeline, project_id: pipeline.project_id ?? id };
+  }
+
+  /** POST /projects/:id/pipeline (singular, as GitLab routes it): a new pipeline for `ref`, with variables. */
+  async createPipeline(id: number, ref: string, variables: readonly { key: string; value: string; variable_type: string }[]): Promise<PipelineRecord> {
+    const body = (await this.send<PipelineRecord>('POST', ['projects', id, 'pipeline'], { ref, variables: variables.length ? [...variables] : undefined }))
+      .body;
+    return { ...body, project_id: body.project_id ?? id };
+  }
+
+  /** POST /projects/:id/pipelines/:pipeline_id/{retry,cancel}: the pipeline after the action. */
+  async pipelineAction(id: number, pipelineId: number, action: 'retry' | 'cancel'): Promise<PipelineRecord> {
+    const body = (await this.send<PipelineRecord>('POST', ['projects', id, 'pipelines', pipelineId, action])).body;
+    return { ...body, project_id: body.project_id ?? id };
+  }
+
+  /** DELETE /projects/:id/pipelines/:pipeline_id (Owner). */
+  async deletePipeline(id: number, pipelineId: number): Promise<void> {
+    await this.send('DELETE', ['projects', id, 'pipelines', pipelineId]);
+  }
+
+  /** GET /projects/:id/repository/commits/:sha; null when there is no such commit. */
+  async getCommit(id: number, sha: string): Promise<CommitRecord | null> {
+    return this.orNull(this.get<CommitRecord>(['projects', id, 'repository', 'commits', sha]));
+  }
+
+  /** GET …/variables: the variables the pipeline was created with. */
+  async listPipelineVariables(id: number, pipelineId: number): Promise<PipelineVariableRecord[]> {
+    return (await this.get<PipelineVariableRecord[]>(['projects', id, 'pipelines', pipelineId, 'variables'])).body;
+  }
+
+  /** GET …/test_report_summary. */
+  async getTestReportSummary(id: number, pipelineId: number): Promise<TestReportSummaryRecord> {
+    return (await this.get<TestReportSummaryRecord>(['projects', id, 'pipelines', pipelineId, 'test_report_summary'])).body;
+  }
+
+  /** GET …/bridges: the jobs that trigger downstream pipelines. */
+  async listPipelineBridges(id: number, pipelineId: number, scope: readonly string[] | undefined, page: PageRequest): Promise<Page<BridgeRecord>> {
+    return toPage(
+      await this.get<BridgeRecord[]>(['projects', id, 'pipelines', pipelineId, 'bridges'], {
+        scope: scope?.length ? scope : undefined,
+        page: page.page,
+        per_page: page.perPage,
+      }),
+    );
   }
 
   // --- jobs ----------------------------------------------------------------

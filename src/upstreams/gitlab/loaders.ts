@@ -6,7 +6,7 @@
  */
 import DataLoader from 'dataloader';
 import type { GitlabClient, ProjectReadOptions } from './client.js';
-import type { JobRecord, LanguagesRecord, ProjectRecord } from './records.js';
+import type { CommitRecord, JobRecord, PipelineRecord, LanguagesRecord, ProjectRecord } from './records.js';
 
 function projectKey(id: number | string, options: ProjectReadOptions): string {
   return `${options.statistics ? 's' : '-'}${options.license ? 'l' : '-'}:${String(id)}`;
@@ -20,6 +20,8 @@ export class GitlabLoaders {
   private readonly projects: DataLoader<string, ProjectRecord | null>;
   private readonly languageLoader: DataLoader<string, LanguagesRecord | null>;
   private readonly jobLoader: DataLoader<string, JobRecord | null>;
+  private readonly pipelineLoader: DataLoader<string, PipelineRecord | null>;
+  private readonly commitLoader: DataLoader<string, CommitRecord | null>;
 
   constructor(readonly client: GitlabClient) {
     this.projects = new DataLoader(
@@ -44,6 +46,37 @@ export class GitlabLoaders {
         }),
       ),
     );
+    this.commitLoader = new DataLoader((keys) =>
+      Promise.all(
+        keys.map((key) => {
+          const slash = key.indexOf('/');
+          return client.getCommit(Number(key.slice(0, slash)), key.slice(slash + 1));
+        }),
+      ),
+    );
+    this.pipelineLoader = new DataLoader((keys) =>
+      Promise.all(
+        keys.map((key) => {
+          const [projectId, pipelineId] = key.split('/').map(Number);
+          return client.getPipeline(projectId ?? 0, pipelineId ?? 0);
+        }),
+      ),
+    );
+  }
+
+  /** One pipeline of a project, in full (lists carry only the basic fields). */
+  pipeline(projectId: number, pipelineId: number): Promise<PipelineRecord | null> {
+    return this.pipelineLoader.load(`${projectId}/${pipelineId}`);
+  }
+
+  /** One commit of a project by SHA; null when there is none. */
+  commit(projectId: number, sha: string): Promise<CommitRecord | null> {
+    return this.commitLoader.load(`${projectId}/${sha}`);
+  }
+
+  /** Records a pipeline read in full (by an action's answer), so its fields cost no call. */
+  primePipeline(record: PipelineRecord): void {
+    this.pipelineLoader.clear(`${record.project_id}/${record.id}`).prime(`${record.project_id}/${record.id}`, record);
   }
 
   /**

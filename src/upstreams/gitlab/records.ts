@@ -234,6 +234,62 @@ export interface PipelineRefRecord {
   updated_at?: string;
 }
 
+/** A pipeline in full (Entities::Ci::PipelineWithMetadata); lists carry only the basic fields and `name`. */
+export interface PipelineRecord extends PipelineRefRecord {
+  project_id: number;
+  iid?: number;
+  name?: string | null;
+  before_sha?: string | null;
+  tag?: boolean;
+  yaml_errors?: string | null;
+  user?: OwnerRecord | null;
+  started_at?: string | null;
+  finished_at?: string | null;
+  committed_at?: string | null;
+  duration?: number | null;
+  queued_duration?: number | null;
+  coverage?: string | number | null;
+  detailed_status?: { group?: string; text?: string; label?: string; icon?: string; details_path?: string } | null;
+}
+
+/** A variable of a pipeline (Entities::Ci::Variable). */
+export interface PipelineVariableRecord {
+  key: string;
+  value: string | null;
+  variable_type?: string;
+  raw?: boolean;
+}
+
+/** TestReportSummaryEntity: JUnit totals and one entry per suite. */
+export interface TestReportSummaryRecord {
+  total: { time: number; count: number; success: number; failed: number; skipped: number; error: number; suite_error?: string | null };
+  test_suites: {
+    name: string;
+    total_time: number;
+    total_count: number;
+    success_count: number;
+    failed_count: number;
+    skipped_count: number;
+    error_count: number;
+    build_ids?: number[];
+    suite_error?: string | null;
+  }[];
+}
+
+/** A bridge job (Entities::Ci::Bridge): a job that triggers a downstream pipeline. */
+export interface BridgeRecord {
+  id: number;
+  name: string;
+  stage: string;
+  status: string;
+  ref: string;
+  created_at?: string;
+  started_at?: string | null;
+  finished_at?: string | null;
+  web_url?: string;
+  downstream_pipeline?: PipelineRefRecord | null;
+}
+
 export interface ArtifactRecord {
   file_type: string;
   size: number;

@@ -15,6 +15,8 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
  */
 type Documents = {
     "query ChannelStream($first: Int) {\n  channel {\n    nickname\n    stream(first: $first) {\n      nodes {\n        id\n        title\n        author {\n          hash\n          name\n        }\n      }\n    }\n  }\n}": typeof types.ChannelStreamDocument,
+    "query FailedPipelines {\n  project(fullPath: \"platform/core\") {\n    pipelines(first: 5, status: FAILED) {\n      nodes {\n        id\n        restId\n        ref\n        status\n        duration\n        user {\n          username\n        }\n        jobs(statuses: [FAILED]) {\n          nodes {\n            name\n            failureReason\n          }\n        }\n      }\n    }\n  }\n}": typeof types.FailedPipelinesDocument,
+    "subscription WatchMainPipelines {\n  pipelineStatusUpdated(projectId: \"demo/playground\", ref: \"main\") {\n    id\n    restId\n    status\n    updatedAt\n  }\n}": typeof types.WatchMainPipelinesDocument,
     "query Entities($representations: [_Any!]!) {\n  _entities(representations: $representations) {\n    __typename\n    ... on Project {\n      id\n      name\n      pathWithNamespace\n    }\n    ... on Job {\n      id\n      name\n      status\n    }\n    ... on Xchan {\n      hash\n      name\n    }\n    ... on ChannelItem {\n      id\n      title\n    }\n  }\n}": typeof types.EntitiesDocument,
     "subscription JobStatusUpdated($projectId: ID!, $jobId: ID) {\n  jobStatusUpdated(projectId: $projectId, jobId: $jobId) {\n    id\n    restId\n    name\n    status\n  }\n}": typeof types.JobStatusUpdatedDocument,
     "query ProjectByPath($fullPath: String!) {\n  project(fullPath: $fullPath) {\n    id\n    name\n    pathWithNamespace\n    visibility\n  }\n}": typeof types.ProjectByPathDocument,
@@ -27,6 +29,8 @@ type Documents = {
 };
 const documents: Documents = {
     "query ChannelStream($first: Int) {\n  channel {\n    nickname\n    stream(first: $first) {\n      nodes {\n        id\n        title\n        author {\n          hash\n          name\n        }\n      }\n    }\n  }\n}": types.ChannelStreamDocument,
+    "query FailedPipelines {\n  project(fullPath: \"platform/core\") {\n    pipelines(first: 5, status: FAILED) {\n      nodes {\n        id\n        restId\n        ref\n        status\n        duration\n        user {\n          username\n        }\n        jobs(statuses: [FAILED]) {\n          nodes {\n            name\n            failureReason\n          }\n        }\n      }\n    }\n  }\n}": types.FailedPipelinesDocument,
+    "subscription WatchMainPipelines {\n  pipelineStatusUpdated(projectId: \"demo/playground\", ref: \"main\") {\n    id\n    restId\n    status\n    updatedAt\n  }\n}": types.WatchMainPipelinesDocument,
     "query Entities($representations: [_Any!]!) {\n  _entities(representations: $representations) {\n    __typename\n    ... on Project {\n      id\n      name\n      pathWithNamespace\n    }\n    ... on Job {\n      id\n      name\n      status\n    }\n    ... on Xchan {\n      hash\n      name\n    }\n    ... on ChannelItem {\n      id\n      title\n    }\n  }\n}": types.EntitiesDocument,
     "subscription JobStatusUpdated($projectId: ID!, $jobId: ID) {\n  jobStatusUpdated(projectId: $projectId, jobId: $jobId) {\n    id\n    restId\n    name\n    status\n  }\n}": types.JobStatusUpdatedDocument,
     "query ProjectByPath($fullPath: String!) {\n  project(fullPath: $fullPath) {\n    id\n    name\n    pathWithNamespace\n    visibility\n  }\n}": types.ProjectByPathDocument,
@@ -56,6 +60,14 @@ export function graphql(source: string): unknown;
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "query ChannelStream($first: Int) {\n  channel {\n    nickname\n    stream(first: $first) {\n      nodes {\n        id\n        title\n        author {\n          hash\n          name\n        }\n      }\n    }\n  }\n}"): (typeof documents)["query ChannelStream($first: Int) {\n  channel {\n    nickname\n    stream(first: $first) {\n      nodes {\n        id\n        title\n        author {\n          hash\n          name\n        }\n      }\n    }\n  }\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "query FailedPipelines {\n  project(fullPath: \"platform/core\") {\n    pipelines(first: 5, status: FAILED) {\n      nodes {\n        id\n        restId\n        ref\n        status\n        duration\n        user {\n          username\n        }\n        jobs(statuses: [FAILED]) {\n          nodes {\n            name\n            failureReason\n          }\n        }\n      }\n    }\n  }\n}"): (typeof documents)["query FailedPipelines {\n  project(fullPath: \"platform/core\") {\n    pipelines(first: 5, status: FAILED) {\n      nodes {\n        id\n        restId\n        ref\n        status\n        duration\n        user {\n          username\n        }\n        jobs(statuses: [FAILED]) {\n          nodes {\n            name\n            failureReason\n          }\n        }\n      }\n    }\n  }\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "subscription WatchMainPipelines {\n  pipelineStatusUpdated(projectId: \"demo/playground\", ref: \"main\") {\n    id\n    restId\n    status\n    updatedAt\n  }\n}"): (typeof documents)["subscription WatchMainPipelines {\n  pipelineStatusUpdated(projectId: \"demo/playground\", ref: \"main\") {\n    id\n    restId\n    status\n    updatedAt\n  }\n}"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -1,0 +1,244 @@
+/**
+ * Pipeline watches: what the subscribers of `pipelineStatusUpdated` with the
+ * same credentials and the same watch share (topic.ts), fed like job
+ * watches. A webhook (job or pipeline event) names a pipeline and its
+ * status; each credential scope reads that pipeline once per event, so it
+ * gets the full record its own credentials may see, with the event's
+ * status on top. Where no webhook flows, one shared poller per project and
+ * scope lists the project's newest pipelines and publishes those whose
+ * state changed. A pipeline may go back from a finished state (a retry):
+ * what orders its states is `updated_at`, never the status alone.
+ */
+import type { GitlabClient } from '../upstreams/gitlab/client.js';
+import type { PipelineRecord } from '../upstreams/gitlab/records.js';
+import type { EventBus } from './event-bus.js';
+import { isAccessFailure, isRevoked, jobsTopic, notVisible, pollTopic, type Revoked } from './channels.js';
+import type { PollerRegistry, PollOutcome, PollTask } from './pollers.js';
+import type { Credentials } from './scope.js';
+import { Topic } from './topic.js';
+import type { WebhookJobEvent } from './webhook-events.js';
+
+export interface PipelineWatch {
+  projectId: number;
+  pipelineId?: number | null;
+  ref?: string | null;
+  /** REST status names. */
+  statuses?: readonly string[] | null;
+}
+
+/** What a pipeline topic needs of the hub. */
+export interface PipelineHubView {
+  readonly bus: EventBus;
+  readonly pollers: PollerRegistry;
+  readonly webhookQuietMs: number;
+  readonly accessRecheckMs: number;
+  scopeClient(credentials: Credentials): GitlabClient;
+  forget(topic: Topic<unknown>): void;
+}
+
+/** Newest pipelines a poller lists per poll, and a watch of a whole project reads first: GitLab's page maximum. */
+const PAGE_SIZE = 100;
+
+/** A pipeline's state: its status and, to the second, when it last changed. */
+function signature(pipeline: PipelineRecord): string {
+  return `${pipeline.status}|${pipeline.updated_at ? Math.floor(Date.parse(pipeline.updated_at) / 1000) : ''}`;
+}
+
+function byId(pipelines: readonly PipelineRecord[]): PipelineRecord[] {
+  return [...pipelines].sort((a, b) => a.id - b.id);
+}
+
+/** The pipelines a webhook event names; a pipeline event's own record, which a job event's (status as of the job) is not. */
+function reported(event: WebhookJobEvent): { record: PipelineRecord; authoritative: boolean }[] {
+  const out = new Map<number, { record: PipelineRecord; authoritative: boolean }>();
+  for (const job of event.jobs) {
+    const pipeline = job.pipeline;
+    if (pipeline)
+      out.set(pipeline.id, { record: { ...pipeline, project_id: pipeline.project_id ?? event.projectId }, authoritative: event.kind === 'pipeline' });
+  }
+  return [...out.values()];
+}
+
+/** Reads shared by a hub's topics of one scope for one webhook event; dropped once settled. */
+const eventReads = new WeakMap<PipelineHubView, Map<string, Promise<PipelineRecord | null | 'denied'>>>();
+
+/**
+ * A pipeline of a webhook event as a scope sees it: read once per scope and
+ * event. The read is at least as new as the event, so it wins; a scope that
+ * may not see the pipeline gets nothing. When the read fails for an
+ * upstream reason, a pipeline event's own record still goes out (over what
+ * the scope saw before); a job event's does not, since its pipeline status
+ * is the one from before the job's change.
+ */
+async function asSeenBy(
+  hub: PipelineHubView,
+  credentials: Credentials,
+  scope: string,
+  eventKey: string,
+  event: { record: PipelineRecord; authoritative: boolean },
+  before: PipelineRecord | undefined,
+): Promise<PipelineRecord | null> {
+  let reads = eventReads.get(hub);
+  if (!reads) eventReads.set(hub, (reads = new Map()));
+  const shared = reads;
+  const key = `${scope}:${eventKey}:${event.record.id}`;
+  let read = shared.get(key);
+  if (!read) {
+    read = hub
+      .scopeClient(credentials)
+      .getPipeline(event.record.project_id, event.record.id)
+      .then((p) => p ?? ('denied' as const))
+      .catch((error: unknown) => (isAccessFailure(error) ? ('denied' as const) : null));
+    shared.set(key, read);
+    const settled = read;
+    void settled.finally(() => {
+      if (shared.get(key) === settled) shared.delete(key);
+    });
+  }
+  const current = await read;
+  if (current === 'denied') return null;
+  if (current) return current;
+  return event.authoritative ? { ...before, ...event.record } : null;
+}
+
+export class PipelineTopic extends Topic<PipelineRecord> {
+  private readonly seen = new Map<number, { signature: string; updated: number; record: PipelineRecord }>();
+  private readonly statuses: ReadonlySet<string> | null;
+  private readonly stops: (() => void)[];
+  private readonly pollKey: string;
+  private release: (() => void) | null = null;
+
+  constructor(
+    private readonly hub: PipelineHubView,
+    key: string,
+    private readonly scope: string,
+    private readonly credentials: Credentials,
+    private readonly watch: PipelineWatch,
+  ) {
+    super(key);
+    const { projectId } = watch;
+    this.statuses = watch.statuses?.length ? new Set(watch.statuses) : null;
+    this.pollKey = `pipelines:${projectId}:${scope}`;
+    this.stops = [
+      hub.bus.shared.listen<{ eventKey: string; event: WebhookJobEvent }>(jobsTopic(projectId), (message) => {
+        const pipelines = reported(message.event).filter((p) => this.matches(p.record));
+        if (pipelines.length === 0) return;
+        this.push(
+          Promise.all(pipelines.map((p) => asSeenBy(hub, credentials, scope, message.eventKey, p, this.seen.get(p.record.id)?.record))).then((read) =>
+            read.filter((p): p is PipelineRecord => p !== null),
+          ),
+        );
+      }),
+      hub.bus.local.listen<{ pipelines: PipelineRecord[] } | Revoked>(pollTopic('pipelines', projectId, scope), (message) =>
+        isRevoked(message) ? this.revoke(message.revoked) : this.push(message.pipelines),
+      ),
+    ];
+  }
+
+  protected async read(): Promise<PipelineRecord[]> {
+    const { projectId, pipelineId, ref } = this.watch;
+    const client = this.hub.scopeClient(this.credentials);
+    if (pipelineId != null) {
+      const pipeline = await client.getPipeline(projectId, pipelineId);
+      if (!pipeline) throw notVisible(`Pipeline ${pipelineId} of project ${projectId}`, `/api/v4/projects/${projectId}/pipelines/${pipelineId}`);
+      return [pipeline];
+    }
+    const page = await client.listPipelines(projectId, { ref: ref ?? undefined }, { page: 1, perPage: PAGE_SIZE });
+    return byId(page.items);
+  }
+
+  private matches(pipeline: PipelineRecord): boolean {
+    if (this.watch.pipelineId != null && pipeline.id !== this.watch.pipelineId) return false;
+    if (this.watch.ref != null && pipeline.ref !== this.watch.ref) return false;
+    return true;
+  }
+
+  protected accept(pipeline: PipelineRecord): boolean {
+    if (!this.matches(pipeline)) return false;
+    const before = this.seen.get(pipeline.id);
+    const state = signature(pipeline);
+    const updated = pipeline.updated_at ? Date.parse(pipeline.updated_at) : Number.NaN;
+    if (before && (before.signature === state || (!Number.isNaN(updated) && updated < before.updated))) return false;
+    // A record without updated_at (a job event's pipeline) keeps the time of the last one that had it.
+    const record =
+      before && !pipeline.updated_at ? { ...before.record, ...pipeline, updated_at: before.record.updated_at } : { ...before?.record, ...pipeline };
+    if (before && signature(record) === before.signature) return false;
+    this.seen.set(pipeline.id, { signature: signature(record), updated: Number.isNaN(updated) ? (before?.updated ?? 0) : updated, record });
+    return !this.statuses || this.statuses.has(pipeline.status);
+  }
+
+  protected current(pipeline: PipelineRecord): PipelineRecord | null {
+    if (!this.matches(pipeline)) return null;
+    const record = this.seen.get(pipeline.id)?.record ?? pipeline;
+    return !this.statuses || this.statuses.has(record.status) ? record : null;
+  }
+
+  protected override started(): void {
+    this.release = this.hub.pollers.acquire(this.pollKey, () => new PipelinePollTask(this.hub, this.watch.projectId, this.credentials, this.scope));
+  }
+
+  protected override rejoined(): void {
+    this.hub.pollers.nudge(this.pollKey);
+  }
+
+  protected stop(): void {
+    for (const stop of this.stops.splice(0)) stop();
+    this.release?.();
+    this.release = null;
+    this.hub.forget(this as Topic<unknown>);
+  }
+}
+
+/** Polls a project's newest pipelines for one scope; publishes the ones whose state changed. */
+class PipelinePollTask implements PollTask {
+  private readonly known = new Map<number, string>();
+  private primed = false;
+  private lastWebhookAt = 0;
+  private lastAccessCheck = Date.now();
+  private readonly unlisten: () => void;
+
+  constructor(
+    private readonly hub: PipelineHubView,
+    private readonly projectId: number,
+    private readonly credentials: Credentials,
+    private readonly scope: string,
+  ) {
+    this.unlisten = hub.bus.shared.listen(jobsTopic(projectId), () => {
+      this.lastWebhookAt = Date.now();
+    });
+  }
+
+  async poll(): Promise<PollOutcome> {
+    const topic = pollTopic('pipelines', this.projectId, this.scope);
+    try {
+      return await this.read(topic);
+    } catch (error) {
+      if (isAccessFailure(error)) this.hub.bus.local.publish(topic, { revoked: error } as Revoked);
+      throw error;
+    }
+  }
+
+  private async read(topic: string): Promise<PollOutcome> {
+    const client = this.hub.scopeClient(this.credentials);
+    // Webhooks for this project are flowing: they carry every change, but not a revoked token.
+    if (Date.now() - this.lastWebhookAt < this.hub.webhookQuietMs) {
+      if (Date.now() - this.lastAccessCheck < this.hub.accessRecheckMs) return 'skipped';
+      this.lastAccessCheck = Date.now();
+      await client.listPipelines(this.projectId, {}, { page: 1, perPage: 1 });
+      return 'skipped';
+    }
+    this.lastAccessCheck = Date.now();
+    const page = await client.listPipelines(this.projectId, {}, { page: 1, perPage: PAGE_SIZE });
+    const changed = page.items.filter((p) => this.known.get(p.id) !== signature(p));
+    this.known.clear();
+    for (const p of page.items) this.known.set(p.id, signature(p));
+    const first = !this.primed;
+    this.primed = true;
+    if (changed.length) this.hub.bus.local.publish(topic, { pipelines: byId(changed) });
+    return changed.length && !first ? 'changed' : 'unchanged';
+  }
+
+  stop(): void {
+    this.unlisten();
+  }
+}
