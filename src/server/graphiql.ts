@@ -84,6 +84,19 @@ subscription WatchPlaygroundJobs {
 }
 `;
 
+const LOG_TAB = `# A job's log, live: its last lines, then every chunk the runner writes,
+# and a last chunk marked complete when the job ends.
+subscription FollowJobLog {
+  jobLogAppended(projectId: "platform/core", jobId: "1013", tailLines: 10) {
+    offset
+    text
+    complete
+    status
+    sections { name duration }
+  }
+}
+`;
+
 const SANDBOX_HINT = `# The sandbox's demo credentials are already in the headers below
 # (Private-Token for GitLab, X-Hubzilla-Authorization for Hubzilla), and its
 # demo pipeline runs again every minute.
@@ -94,14 +107,14 @@ const OWN_SERVERS_HINT = `# Put your credentials in the headers below: Private-T
 `;
 
 /**
- * The example tabs: GitLab, CI pipelines, Hubzilla, a mutation, a subscription. `headers`
+ * The example tabs: GitLab, CI pipelines, Hubzilla, a mutation, two subscriptions. `headers`
  * are the sandbox's demo credentials, or empty in front of real servers; the
  * first tab's hint says which, so no one looks for a demo token that is not there.
  */
 export function graphiqlTabs(headers: Readonly<Record<string, string>>): GraphiqlTab[] {
   const sandbox = Object.keys(headers).length > 0;
   const shown = JSON.stringify(headers, null, 2);
-  return [GITLAB_TAB, PIPELINE_TAB, HUBZILLA_TAB, MUTATION_TAB, SUBSCRIPTION_TAB].map((query, i) => ({
+  return [GITLAB_TAB, PIPELINE_TAB, HUBZILLA_TAB, MUTATION_TAB, SUBSCRIPTION_TAB, LOG_TAB].map((query, i) => ({
     query: i === 0 ? `${query.replace(/\n$/, '')}\n\n${sandbox ? SANDBOX_HINT : OWN_SERVERS_HINT}` : query,
     headers: shown,
   }));

@@ -35,6 +35,7 @@ import { credentialScope, type Credentials } from './scope.js';
 import { Topic, TopicStream } from './topic.js';
 import { WEBHOOK_STATE_FIELDS, type WebhookJobEvent } from './webhook-events.js';
 import { isAccessFailure, isRevoked, jobsTopic, notVisible, pollTopic, type Revoked } from './channels.js';
+import { type LogChunk, LogWatch, type LogWatchRequest } from './job-log.js';
 import { PipelineTopic, type PipelineWatch } from './pipeline-topic.js';
 
 export interface SubscriptionHubOptions {
@@ -132,6 +133,8 @@ export class SubscriptionHub {
   /** Reads shared by the subscribers of one scope for one webhook event; dropped once settled. */
   private readonly eventReads = new Map<string, Promise<JobRecord[] | null>>();
   private readonly quietMs: number;
+  /** Live job logs by job and credential scope. */
+  private readonly logWatches = new Map<string, LogWatch>();
 
   constructor(private readonly options: SubscriptionHubOptions) {
     this.quietMs = options.webhookQuietMs ?? DEFAULT_WEBHOOK_QUIET_MS;
@@ -186,6 +189,31 @@ export class SubscriptionHub {
   }
 
   /**
+   * A job's log as it grows: checks access (reads the job with the
+   * subscriber's credentials), then streams the log up to now (or its last
+   * lines) and every new chunk; ends once the job finished. One watch, and
+   * one poll of the log, per job and credential scope.
+   */
+  async watchJobLog(subscriber: Subscriber, request: LogWatchRequest): Promise<AsyncGenerator<LogChunk | Error>> {
+    const job = await subscriber.client.getJob(request.projectId, request.jobId);
+    if (!job) throw notVisible(`Job ${request.jobId} of project ${request.projectId}`, `/api/v4/projects/${request.projectId}/jobs/${request.jobId}`);
+    const scope = credentialScope(subscriber.credentials);
+    const key = `${scope}|${request.projectId}|${request.jobId}`;
+    let watch = this.logWatches.get(key);
+    if (!watch || watch.isStopped) {
+      const created = new LogWatch(this, key, subscriber.credentials, request.projectId, request.jobId, () => {
+        if (this.logWatches.get(key) === created) this.logWatches.delete(key);
+      });
+      watch = created;
+      this.logWatches.set(key, created);
+      // A first read that fails (the log is gone) leaves no watch behind.
+      created.ready.catch(() => created.stop());
+    }
+    await watch.ready;
+    return watch.subscribe(subscriber.client, request.tailLines, subscriber.signal);
+  }
+
+  /**
    * Checks access (reads the project with the subscriber's credentials) and
    * returns the stream: the project now, then on every import_status change;
    * it completes after a final status (finished, failed, canceled, none).
@@ -213,6 +241,7 @@ export class SubscriptionHub {
     for (const topic of this.topics.values()) {
       for (const stream of topic.streams) streams += stream.subscribers;
     }
+    for (const watch of this.logWatches.values()) streams += watch.subscribers;
     return {
       pollers: this.pollers.activePollers,
       timers: this.pollers.activeTimers,
@@ -226,6 +255,7 @@ export class SubscriptionHub {
     for (const topic of [...this.topics.values()]) {
       for (const stream of [...topic.streams]) stream.close();
     }
+    for (const watch of [...this.logWatches.values()]) watch.stop();
     this.pollers.stopAll();
   }
 

@@ -147,12 +147,14 @@ describe.skipIf(!available)('GraphiQL in Chromium', () => {
     }
   }, 90_000);
 
-  it('shows the five example tabs, and runs each example: GitLab, CI pipelines, Hubzilla, a mutation and a live subscription', async () => {
+  it('shows the six example tabs, and runs each example: GitLab, CI pipelines, Hubzilla, a mutation and two live subscriptions', async () => {
     const page = await browser.newPage();
     await firstVisit(page);
     await page.locator('.graphiql-execute-button').waitFor({ timeout: 30_000 });
     const names = (await page.locator('.graphiql-tab').allInnerTexts()).map((text) => text.trim());
-    expect(names).toEqual(expect.arrayContaining(['ProjectsWithJobs', 'RecentPipelines', 'ChannelStream', 'StarPlayground', 'WatchPlaygroundJobs']));
+    expect(names).toEqual(
+      expect.arrayContaining(['ProjectsWithJobs', 'RecentPipelines', 'ChannelStream', 'StarPlayground', 'WatchPlaygroundJobs', 'FollowJobLog']),
+    );
     await page.close();
     // Each example as GraphiQL opens it from a link. (Switching tabs by a click leaves headless
     // Chromium's editor view on the previous tab, so the tab's own Run cannot be driven here.)
@@ -164,6 +166,7 @@ describe.skipIf(!available)('GraphiQL in Chromium', () => {
       [examples[2], '"nickname": "demo"'],
       [examples[3], '"changed"'],
       [examples[4], '"jobStatusUpdated"'],
+      [examples[5], '"jobLogAppended"'],
     ] as const) {
       const view = await browser.newPage();
       await view.goto(`${t.url.href}?query=${encodeURIComponent(example?.query ?? '')}`);

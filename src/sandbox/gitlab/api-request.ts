@@ -20,6 +20,8 @@ export interface SandboxRuntime {
   playStatus: 'pending' | 'started';
   /** DELETE of a hook: the spec's 200 with the hook (empty when gone) or current GitLab's 204/404. */
   hookDelete: 'spec' | 'gitlab';
+  /** Whether the job log endpoint answers `Range: bytes=N-` with 206 (GitLab's API does not: false by default). */
+  traceRanges: boolean;
 }
 
 /** What a route handler gets: the caller, decoded path parameters, parameters and files. */

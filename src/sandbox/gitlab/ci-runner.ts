@@ -12,7 +12,7 @@
  *   import_status scheduled -> started -> finished
  */
 import { STEP_MS, type SandboxClock } from './clock.js';
-import { artifactsFor, traceEnd, traceStart } from './job-output.js';
+import { artifactsFor, traceEnd, traceProgress, traceStart } from './job-output.js';
 import type { GitlabStore, JobStatus, SandboxJob, SandboxPipeline, SandboxProject } from './store.js';
 
 /** A status change a project hook may be told about. */
@@ -102,7 +102,8 @@ export class CiRunner {
   private finish(job: SandboxJob, outcome: 'success' | 'failed' | 'canceled', at: number): void {
     job.finishedAt = at;
     job.dueAt = null;
-    if (job.startedAt !== null) job.trace = (job.trace ?? '') + traceEnd(job, outcome);
+    // The script's output up to now, its section closed, then the runner's last words.
+    if (job.startedAt !== null) job.trace = (job.trace ?? '') + traceProgress(job, at, true) + traceEnd(job, outcome);
     if (outcome === 'failed') job.failureReason ??= 'script_failure';
     if (outcome === 'success' && job.producesArtifacts && !job.artifacts) job.artifacts = artifactsFor(job, at);
     this.setStatus(job, outcome, at);

@@ -8,6 +8,7 @@
  * user; the trace route requires a signed-in user like the rest of
  * lib/api/ci/jobs.rb.
  */
+import { traceAt } from './job-output.js';
 import { Readable } from 'node:stream';
 import type { HandlerResponse, JsonResponse, StreamResponse } from '../http-util.js';
 import { badRequest, FORBIDDEN, notFound, RECORD_NOT_FOUND, UNAUTHORIZED, userProject, type ApiRequest, type RouteHandler } from './api-request.js';
@@ -93,8 +94,20 @@ function entryResponse(job: SandboxJob, path: string): HandlerResponse {
 export const getTrace: RouteHandler = (request) => {
   const found = resolveJob(request, 'read');
   if ('status' in found) return found;
-  const trace = Buffer.from(found.job.trace ?? '');
-  return bufferResponse(trace, { 'Content-Type': 'text/plain', 'Content-Disposition': `infile; filename="${found.job.id}.log"` });
+  const trace = Buffer.from(traceAt(found.job, request.runtime.clock.now()));
+  const headers = { 'Content-Type': 'text/plain', 'Content-Disposition': `infile; filename="${found.job.id}.log"` };
+  // GitLab's API sends the whole log whatever the Range (lib/api/ci/jobs.rb: `body trace`); traceRanges models a server that honours it.
+  const range = request.runtime.traceRanges ? /^bytes=(\d+)-$/.exec(request.headers.range ?? '') : null;
+  if (!range) return bufferResponse(trace, headers);
+  const from = Number(range[1]);
+  if (from >= trace.length)
+    return { status: 416, headers: { ...headers, 'Content-Range': `bytes */${trace.length}`, 'Content-Length': '0' }, open: () => Readable.from([]) };
+  const part = trace.subarray(from);
+  return {
+    status: 206,
+    headers: { ...headers, 'Content-Range': `bytes ${from}-${trace.length - 1}/${trace.length}`, 'Content-Length': String(part.length) },
+    open: () => Readable.from([part]),
+  };
 };
 
 /** GET /projects/:id/jobs/:job_id/artifacts: the zip, or 404 when the job has none. */

@@ -22,6 +22,32 @@ export function traceStart(job: SandboxJob): string {
   ].join('\n');
 }
 
+/** Sandbox time between two lines a running job writes. */
+export const TRACE_LINE_MS = 300;
+
+/**
+ * What a running job has written since it started, up to `until`: a
+ * collapsible section (GitLab's `section_start`/`section_end` markers) with
+ * one coloured line every TRACE_LINE_MS, as a runner streams its script's
+ * output. The section closes when the job ends (`closed`).
+ */
+export function traceProgress(job: SandboxJob, until: number, closed: boolean): string {
+  if (job.startedAt === null) return '';
+  const started = Math.floor(job.startedAt / 1000);
+  const count = Math.max(0, Math.floor((until - job.startedAt) / TRACE_LINE_MS));
+  const lines = [`section_start:${started}:run_${job.name}[collapsed=false]\r\u001b[0K\u001b[36;1mRunning ${job.name}\u001b[0;m`];
+  for (let i = 1; i <= count; i++) lines.push(`\u001b[32;1m✓\u001b[0;m ${job.name}: step ${i} of the script (ünïcode ok)`);
+  if (closed) lines.push(`section_end:${Math.floor(until / 1000)}:run_${job.name}\r\u001b[0K`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** The trace of a job as GitLab serves it at `now`: what it wrote so far, growing while it runs. */
+export function traceAt(job: SandboxJob, now: number): string {
+  if (job.trace === null) return '';
+  // A finished job's trace holds everything; a running one's grows with the clock.
+  return job.finishedAt === null && job.startedAt !== null ? job.trace + traceProgress(job, now, false) : job.trace;
+}
+
 /** The trace's closing lines. */
 export function traceEnd(job: SandboxJob, outcome: 'success' | 'failed' | 'canceled'): string {
   if (outcome === 'success')

@@ -73,6 +73,8 @@ export interface GitlabSandboxOptions {
    * current GitLab does, 204 on removal and 404 for an unknown hook.
    */
   hookDelete?: 'spec' | 'gitlab';
+  /** Whether GET …/jobs/:id/trace honours `Range: bytes=N-` (206); GitLab's API sends the whole log (false, the default). */
+  traceRanges?: boolean;
   /**
    * Gives job LARGE_ARTIFACT_JOB_ID (1007) an archive holding one stored,
    * generated file LARGE_ARTIFACT_PATH of this many bytes, produced chunk by
@@ -100,6 +102,8 @@ export interface GitlabSandbox {
   /** Revokes a personal access token, as a user or an admin does in GitLab: every later call with it answers 401. */
   revokeToken(token: string): void;
   setLatency(ms: number): void;
+  /** Turns Range support of the job log endpoint on or off, as a proxy in front of GitLab might start or stop honouring it. */
+  setTraceRanges(on: boolean): void;
   /**
    * Moves sandbox time forward by `ms` and applies every job, pipeline and
    * import transition that became due, in order, delivering their webhooks.
@@ -155,7 +159,13 @@ export async function startGitlabSandbox(options: GitlabSandboxOptions = {}): Pr
   ci = new CiRunner(store, (event) => deliverer.deliver(event));
   ci.clock = clock;
   if (every > 0) nextDemoRun = clock.now() + every;
-  const runtime: SandboxRuntime = { clock, ci, playStatus: options.playStatus ?? 'pending', hookDelete: options.hookDelete ?? 'spec' };
+  const runtime: SandboxRuntime = {
+    clock,
+    ci,
+    playStatus: options.playStatus ?? 'pending',
+    hookDelete: options.hookDelete ?? 'spec',
+    traceRanges: options.traceRanges ?? false,
+  };
   const maxBodyBytes = options.maxBodyBytes ?? 20 * 1_048_576;
   const requests: RecordedRequest[] = [];
   let faults: { rule: FaultRule; remaining: number }[] = [];
@@ -293,6 +303,9 @@ export async function startGitlabSandbox(options: GitlabSandboxOptions = {}): Pr
     },
     setLatency(ms) {
       latencyMs = ms;
+    },
+    setTraceRanges(on) {
+      runtime.traceRanges = on;
     },
     advance(ms) {
       clock.advance(ms);

@@ -14,7 +14,10 @@ import type { Context } from '../context.js';
 import { decodeGlobalId, restIdOf } from '../global-id.js';
 import { runMutation, UserError, type UserErrorShape } from '../user-error.js';
 import { ProjectHook } from './hook.js';
-import { Job, JobStatus, parseJobId, parsePipelineId, Pipeline } from './job.js';
+import type { LogChunk } from '../../subscriptions/job-log.js';
+import type { SectionPart } from '../../subscriptions/log-parser.js';
+import { Job, JOB_STATUSES, JobStatus, parseJobId, parsePipelineId, Pipeline } from './job.js';
+import { knownOrNull } from './project-enums.js';
 import { Project, projectIdFromArg } from './project.js';
 
 builder.subscriptionType({ description: 'Live updates, over graphql-ws (WebSocket) or Server-Sent Events at the GraphQL endpoint.' });
@@ -76,7 +79,54 @@ function lastUnlessRevoked<T>(event: T | Error): T {
   return event;
 }
 
+const JobLogSection = builder.objectRef<SectionPart>('JobLogSection').implement({
+  description: "A collapsible section of a job log (GitLab's `section_start`/`section_end` markers), as far as one chunk holds it.",
+  fields: (t) => ({
+    name: t.string({ description: 'Name of the section, e.g. `step_script`.', resolve: (s) => s.name }),
+    startedAt: t.field({ type: 'DateTime', description: 'Time the section started.', resolve: (s) => s.startedAt }),
+    endedAt: t.field({ type: 'DateTime', nullable: true, description: 'Time the section ended; null while it runs on.', resolve: (s) => s.endedAt }),
+    duration: t.float({ nullable: true, description: 'Seconds from start to end; null while the section runs on.', resolve: (s) => s.duration }),
+    lines: t.stringList({ description: "The section's complete lines in this chunk, without colours.", resolve: (s) => s.lines }),
+  }),
+});
+
+const JobLogChunk = builder.objectRef<LogChunk>('JobLogChunk').implement({
+  description: 'A piece of a job log: the bytes from `offset` on, raw and readable, with the sections it touches.',
+  fields: (t) => ({
+    jobRestId: t.field({ type: 'SafeInt', description: 'Numeric id of the job.', resolve: (c) => c.jobId }),
+    offset: t.field({ type: 'SafeInt', description: "Byte offset of the chunk's first byte in the whole log.", resolve: (c) => c.offset }),
+    raw: t.string({ description: 'The log text as the runner wrote it: ANSI colours and section markers included.', resolve: (c) => c.raw }),
+    text: t.string({ description: 'The log text without colours and section markers.', resolve: (c) => c.text }),
+    sections: t.field({ type: [JobLogSection], description: 'The sections this chunk starts, continues or ends.', resolve: (c) => c.sections }),
+    complete: t.boolean({ description: 'Indicates the last chunk: the job finished and the log is complete.', resolve: (c) => c.complete }),
+    status: t.field({
+      type: JobStatus,
+      nullable: true,
+      description: "The job's final status, on the last chunk.",
+      resolve: (c) => (c.status === null ? null : knownOrNull(JOB_STATUSES, c.status)),
+    }),
+  }),
+});
+
 builder.subscriptionFields((t) => ({
+  jobLogAppended: t.field({
+    type: JobLogChunk,
+    description:
+      "A job's log as it is written: the log so far (or its last `tailLines` lines), then each new chunk, then a last empty chunk with `complete: true` once the job finished. One read of the log per interval per job and credentials however many watch it, backing off while the log is quiet; only the new bytes are read where GitLab honours Range, else the whole log with what was sent skipped.",
+    args: {
+      projectId: t.arg.id({ required: true, description: 'Numeric id, full path or global id of the project.' }),
+      jobId: t.arg.id({ required: true, description: 'Global id or numeric id of the job.' }),
+      tailLines: t.arg.int({ description: 'Starts with only the last lines of the log so far (1 to 10,000) instead of all of it.' }),
+    },
+    subscribe: async (_root, args, ctx) => {
+      const who = subscriber(ctx);
+      const tail = args.tailLines ?? null;
+      if (tail !== null && (tail < 1 || tail > 10_000)) throw new InputError('tailLines must be between 1 and 10000.', ['tailLines']);
+      const projectId = await numericProjectId(ctx, String(args.projectId));
+      return ctx.live.hub.watchJobLog(who, { projectId, jobId: jobIdFromArg(String(args.jobId), projectId), tailLines: tail });
+    },
+    resolve: lastUnlessRevoked,
+  }),
   jobStatusUpdated: t.field({
     type: Job,
     description:

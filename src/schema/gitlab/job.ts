@@ -19,7 +19,7 @@ import { Project } from './project.js';
 import { knownOrNull } from './project-enums.js';
 import { User } from './user.js';
 
-const JOB_STATUSES = [
+export const JOB_STATUSES = [
   'created',
   'waiting_for_resource',
   'preparing',

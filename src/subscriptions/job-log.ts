@@ -1,0 +1,277 @@
+/**
+ * Live job logs: one watch per job and credential scope, however many
+ * subscribe. The watch polls the log (through the shared poller registry,
+ * so it backs off while the log is quiet) and reads only what is new:
+ * `Range: bytes=<offset>-` where the server honours it (206), else the
+ * whole log with the bytes already sent skipped as they stream by (GitLab's
+ * API answers 200 to every Range). Nothing is kept but the offset and the
+ * parser's small state: each read is cut into chunks and handed to the
+ * subscribers as it arrives.
+ *
+ * A subscriber first reads the log up to the watch's offset with its own
+ * credentials (the access check; the whole content, or only the last lines
+ * it asked for), then gets the watch's chunks from that offset on: no gap,
+ * no repeat. When the log stops growing, the watch reads the job; once the
+ * job is finished the subscribers get a last, empty chunk marked complete,
+ * and their streams end. The watch stops with its last subscriber.
+ */
+import { UpstreamError } from '../errors.js';
+import type { GitlabClient } from '../upstreams/gitlab/client.js';
+import { isAccessFailure, notVisible } from './channels.js';
+import { LogParser, type ParsedChunk } from './log-parser.js';
+import type { PollerRegistry, PollOutcome, PollTask } from './pollers.js';
+import type { Credentials } from './scope.js';
+
+/** Largest chunk handed to a subscriber, in bytes: a read of 100 MB goes out in pieces this size. */
+export const LOG_CHUNK_BYTES = 64 * 1024;
+/** Chunks a subscriber may fall behind by before its stream ends with an error. */
+const MAX_QUEUED_CHUNKS = 512;
+/** Job statuses after which a log does not grow any more. */
+const FINISHED = new Set(['success', 'failed', 'canceled', 'skipped']);
+
+export interface LogChunk extends ParsedChunk {
+  jobId: number;
+  /** True on the last chunk: the job finished and its log is complete. */
+  complete: boolean;
+  /** The job's status on the last chunk; null before. */
+  status: string | null;
+}
+
+export interface LogWatchRequest {
+  projectId: number;
+  jobId: number;
+  /** Only the last lines of the current log first, instead of all of it. */
+  tailLines: number | null;
+}
+
+/** What a log watch needs of the hub. */
+export interface LogHubView {
+  readonly pollers: PollerRegistry;
+  scopeClient(credentials: Credentials): GitlabClient;
+}
+
+/** Drops a body not read to its end; the abort undici then reports on it is expected, not a failure. */
+function discard(body: { on(event: 'error', listener: () => void): unknown; destroy(): unknown }): void {
+  body.on('error', () => {});
+  body.destroy();
+}
+
+/** Reads the log from byte `from`, calling `onBytes` for every piece past it; stops early when `onBytes` returns false. Returns the log's length read. */
+async function readLog(
+  client: GitlabClient,
+  projectId: number,
+  jobId: number,
+  from: number,
+  until: number | null,
+  onBytes: (bytes: Buffer) => boolean,
+): Promise<{ ranged: boolean; end: number }> {
+  const range = until === null ? `bytes=${from}-` : `bytes=${from}-${until - 1}`;
+  const response = await client.download(['projects', projectId, 'jobs', jobId, 'trace'], {}, from === 0 && until === null ? undefined : range);
+  const path = `/api/v4/projects/${projectId}/jobs/${jobId}/trace`;
+  if (response.status === 416) {
+    discard(response.body);
+    return { ranged: true, end: from };
+  }
+  if (response.status >= 300) {
+    // Nothing GitLab wrote goes on: the status says enough.
+    await response.body.text().catch(() => '');
+    if (response.status === 404 || response.status === 403 || response.status === 401) throw notVisible(`The log of job ${jobId}`, path);
+    throw new UpstreamError(`GitLab answered ${response.status}.`, 'UPSTREAM_ERROR', { name: 'gitlab', status: response.status, method: 'GET', path });
+  }
+  const ranged = response.status === 206;
+  let position = ranged ? from : 0;
+  try {
+    for await (const piece of response.body) {
+      let bytes = piece as Buffer;
+      // A whole log (no Range): skip what was already sent, as it streams by.
+      if (position < from) {
+        const skip = Math.min(bytes.length, from - position);
+        position += skip;
+        bytes = bytes.subarray(skip);
+      }
+      if (until !== null && position + bytes.length > until) bytes = bytes.subarray(0, Math.max(0, until - position));
+      for (let at = 0; at < bytes.length; at += LOG_CHUNK_BYTES) {
+        const slice = bytes.subarray(at, at + LOG_CHUNK_BYTES);
+        position += slice.length;
+        if (!onBytes(slice)) return { ranged, end: position };
+      }
+      if (until !== null && position >= until) return { ranged, end: position };
+    }
+  } finally {
+    discard(response.body);
+  }
+  return { ranged, end: position };
+}
+
+/** One subscriber's queue of live chunks. */
+class LogSink {
+  readonly queue: (LogChunk | Error)[] = [];
+  private wake: (() => void) | null = null;
+  closed = false;
+
+  constructor(readonly start: number) {}
+
+  push(item: LogChunk | Error): void {
+    if (this.closed) return;
+    if (this.queue.length >= MAX_QUEUED_CHUNKS && !(item instanceof Error)) {
+      this.queue.push(new Error('The subscriber fell too far behind the job log; subscribe again.'));
+      this.closed = true;
+    } else this.queue.push(item);
+    this.wake?.();
+  }
+
+  next(): Promise<void> {
+    return this.queue.length > 0 ? Promise.resolve() : new Promise((resolve) => (this.wake = resolve));
+  }
+}
+
+export class LogWatch implements PollTask {
+  private readonly parser = new LogParser();
+  private readonly sinks = new Set<LogSink>();
+  private release: (() => void) | null = null;
+  private stopped = false;
+  /** The first read: where the first subscribers start. */
+  readonly ready: Promise<void>;
+
+  constructor(
+    private readonly hub: LogHubView,
+    readonly key: string,
+    private readonly credentials: Credentials,
+    private readonly projectId: number,
+    private readonly jobId: number,
+    private readonly onStop: () => void,
+  ) {
+    this.ready = this.read().then(() => undefined);
+  }
+
+  get isStopped(): boolean {
+    return this.stopped;
+  }
+
+  get subscribers(): number {
+    return this.sinks.size;
+  }
+
+  /** A subscriber's stream: the log up to now (or its last lines), read with its own client, then every new chunk. */
+  async *subscribe(client: GitlabClient, tailLines: number | null, signal?: AbortSignal): AsyncGenerator<LogChunk | Error> {
+    await this.ready;
+    const sink = new LogSink(this.parser.offset);
+    this.sinks.add(sink);
+    this.release ??= this.hub.pollers.acquire(`log:${this.key}`, () => this);
+    const onAbort = () => sink.push(new Error('aborted'));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      yield* this.initial(client, sink.start, tailLines);
+      for (;;) {
+        await sink.next();
+        const item = sink.queue.shift();
+        if (!item) continue;
+        if (item instanceof Error) {
+          if (item.message !== 'aborted') yield item;
+          return;
+        }
+        yield item;
+        if (item.complete) return;
+      }
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      sink.closed = true;
+      this.sinks.delete(sink);
+      if (this.sinks.size === 0) this.stop();
+    }
+  }
+
+  /** Bytes [0, until) of the log as chunks, or their last `tailLines` lines as one. */
+  private async *initial(client: GitlabClient, until: number, tailLines: number | null): AsyncGenerator<LogChunk> {
+    if (until === 0) return;
+    const parser = new LogParser();
+    const pending: LogChunk[] = [];
+    let tail: string[] = [];
+    let tailStart = 0;
+    let lineStart = 0;
+    let partial = '';
+    await readLog(client, this.projectId, this.jobId, 0, until, (bytes) => {
+      const chunk = parser.feed(bytes);
+      if (!chunk) return true;
+      if (tailLines === null) {
+        pending.push(this.live(chunk));
+        return true;
+      }
+      // Keep only the last lines, and where the first of them starts.
+      const lines = (partial + chunk.raw).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) {
+        tail.push(line);
+        if (tail.length > tailLines) {
+          lineStart += Buffer.byteLength(`${tail.shift() ?? ''}\n`);
+        }
+      }
+      tailStart = lineStart;
+      return true;
+    });
+    if (tailLines === null) {
+      yield* pending;
+      return;
+    }
+    if (partial !== '') tail.push(partial);
+    if (tail.length > tailLines) tail = tail.slice(-tailLines);
+    const raw = tail.join('\n') + (partial === '' && tail.length > 0 ? '\n' : '');
+    const lastLines = new LogParser();
+    lastLines.offset = tailStart;
+    const chunk = lastLines.feed(Buffer.from(raw));
+    if (chunk) yield this.live(chunk);
+  }
+
+  private live(chunk: ParsedChunk): LogChunk {
+    return { ...chunk, jobId: this.jobId, complete: false, status: null };
+  }
+
+  /** Reads what is new; true when there was something. */
+  private async read(): Promise<boolean> {
+    const client = this.hub.scopeClient(this.credentials);
+    let grew = false;
+    await readLog(client, this.projectId, this.jobId, this.parser.offset, null, (bytes) => {
+      const chunk = this.parser.feed(bytes);
+      if (chunk) {
+        grew = true;
+        for (const sink of this.sinks) sink.push(this.live(chunk));
+      }
+      return !this.stopped;
+    });
+    return grew;
+  }
+
+  async poll(): Promise<PollOutcome> {
+    if (this.stopped) return 'skipped';
+    try {
+      if (await this.read()) return 'changed';
+      // A quiet log: has the job finished?
+      const job = await this.hub.scopeClient(this.credentials).getJob(this.projectId, this.jobId);
+      if (!job) throw notVisible(`Job ${this.jobId} of project ${this.projectId}`, `/api/v4/projects/${this.projectId}/jobs/${this.jobId}`);
+      if (!FINISHED.has(job.status)) return 'unchanged';
+      // Its last words may have landed between the read and the job's status.
+      await this.read();
+      const last: LogChunk = { offset: this.parser.offset, raw: '', text: '', sections: [], jobId: this.jobId, complete: true, status: job.status };
+      for (const sink of this.sinks) sink.push(last);
+      this.stop();
+      return 'changed';
+    } catch (error) {
+      if (isAccessFailure(error)) {
+        for (const sink of this.sinks) sink.push(error as Error);
+        this.stop();
+      }
+      throw error;
+    }
+  }
+
+  /** Ends the watch: its poller, and its place in the hub. */
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    // Subscribers still waiting (the server is closing) end quietly; those that got the last chunk or an error have ended already.
+    for (const sink of this.sinks) sink.push(new Error('aborted'));
+    this.release?.();
+    this.release = null;
+    this.onStop();
+  }
+}
