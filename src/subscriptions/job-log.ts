@@ -130,6 +130,8 @@ export class LogWatch implements PollTask {
   private readonly sinks = new Set<LogSink>();
   private release: (() => void) | null = null;
   private stopped = false;
+  /** The last chunk, once the job finished. */
+  private final: LogChunk | null = null;
   /** The first read: where the first subscribers start. */
   readonly ready: Promise<void>;
 
@@ -155,6 +157,13 @@ export class LogWatch implements PollTask {
   /** A subscriber's stream: the log up to now (or its last lines), read with its own client, then every new chunk. */
   async *subscribe(client: GitlabClient, tailLines: number | null, signal?: AbortSignal): AsyncGenerator<LogChunk | Error> {
     await this.ready;
+    if (this.stopped) {
+      // The job finished while this subscriber was on its way: its whole log, then the end.
+      if (!this.final) throw new Error('The job log watch ended; subscribe again.');
+      yield* this.initial(client, this.final.offset, tailLines);
+      yield this.final;
+      return;
+    }
     const sink = new LogSink(this.parser.offset);
     this.sinks.add(sink);
     this.release ??= this.hub.pollers.acquire(`log:${this.key}`, () => this);
@@ -186,7 +195,7 @@ export class LogWatch implements PollTask {
     if (until === 0) return;
     const parser = new LogParser();
     const pending: LogChunk[] = [];
-    let tail: string[] = [];
+    const tail: string[] = [];
     let tailStart = 0;
     let lineStart = 0;
     let partial = '';
@@ -214,7 +223,8 @@ export class LogWatch implements PollTask {
       return;
     }
     if (partial !== '') tail.push(partial);
-    if (tail.length > tailLines) tail = tail.slice(-tailLines);
+    while (tail.length > tailLines) lineStart += Buffer.byteLength(`${tail.shift() ?? ''}\n`);
+    tailStart = lineStart;
     const raw = tail.join('\n') + (partial === '' && tail.length > 0 ? '\n' : '');
     const lastLines = new LogParser();
     lastLines.offset = tailStart;
@@ -252,6 +262,7 @@ export class LogWatch implements PollTask {
       // Its last words may have landed between the read and the job's status.
       await this.read();
       const last: LogChunk = { offset: this.parser.offset, raw: '', text: '', sections: [], jobId: this.jobId, complete: true, status: job.status };
+      this.final = last;
       for (const sink of this.sinks) sink.push(last);
       this.stop();
       return 'changed';
