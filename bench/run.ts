@@ -27,6 +27,7 @@
  *   npm run bench -- --only projects-jobs-100x20 --profile   (gateway and plain client under node --cpu-prof;
  *                                                             then npx tsx bench/profile-summary.ts [gateway|plain])
  *   npm run bench -- --node-options=--max-semi-space-size=64  (NODE_OPTIONS of every server process)
+ *   npm run bench -- --only projects-jobs-100x20 --concurrency 16 --workers 2   (WORKERS=2: CPU summed over the workers)
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -50,6 +51,8 @@ const { values: flags } = parseArgs({
     render: { type: 'boolean', default: false },
     'node-options': { type: 'string', default: '' },
     'no-build': { type: 'boolean', default: false },
+    /** Gateway processes (WORKERS): CPU and memory are then the whole process tree's. */
+    workers: { type: 'string', default: '1' },
   },
 });
 const SECONDS = Number(flags.seconds);
@@ -125,6 +128,7 @@ function startGateway(upstreams: Record<string, string>): Promise<Server> {
       HOST: '127.0.0.1',
       UPSTREAM_CONNECTIONS: String(CONNECTIONS),
       UPSTREAM_MAX_CONCURRENCY: String(CONNECTIONS),
+      WORKERS: String(flags.workers),
     },
     (line) => {
       const url = /GraphiQL at (\S+)/.exec(line)?.[1];
@@ -154,27 +158,45 @@ function startPlain(upstreams: Record<string, string>): Promise<Server> {
 // --- what /proc says about a process --------------------------------------------
 
 /** CPU time (user + system) the process has used, in ms. */
-async function cpuMs(pid: number): Promise<number> {
+async function ownCpuMs(pid: number): Promise<number> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // Fields 14 and 15 of proc(5), counted from the state (field 3).
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
 }
 
-/** Resets the process's peak RSS (VmHWM) to its current RSS; false where the kernel does not allow it. */
+/** The pids of a process's children, from every thread's /proc children list. */
+async function childrenOf(pid: number): Promise<number[]> {
+  const { readdir } = await import('node:fs/promises');
+  const tasks = await readdir(`/proc/${pid}/task`).catch(() => [] as string[]);
+  const lists = await Promise.all(tasks.map((task) => readFile(`/proc/${pid}/task/${task}/children`, 'utf8').catch(() => '')));
+  return lists.flatMap((list) => list.split(' ').filter(Boolean).map(Number));
+}
+
+/** CPU time of a process and its children (a gateway's workers), in ms. */
+async function cpuMs(pid: number): Promise<number> {
+  const children = await childrenOf(pid);
+  const times = await Promise.all([ownCpuMs(pid), ...children.map((child) => cpuMs(child).catch(() => 0))]);
+  return times.reduce((a, b) => a + b, 0);
+}
+
+/** Resets the peak RSS (VmHWM) of a process and its children to their current RSS; false where the kernel does not allow it. */
 async function resetPeakRss(pid: number): Promise<boolean> {
   try {
     await writeFile(`/proc/${pid}/clear_refs`, '5');
+    for (const child of await childrenOf(pid)) await resetPeakRss(child);
     return true;
   } catch {
     return false;
   }
 }
 
-/** Peak RSS (VmHWM) in MB. */
+/** Peak RSS (VmHWM) in MB, summed over a process and its children (each one's own peak). */
 async function peakRssMb(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? Number.NaN) / 1024;
+  const own = Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? Number.NaN) / 1024;
+  const children = await Promise.all((await childrenOf(pid)).map((child) => peakRssMb(child).catch(() => 0)));
+  return own + children.reduce((a, b) => a + b, 0);
 }
 
 // --- load ------------------------------------------------------------------------

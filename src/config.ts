@@ -3,6 +3,7 @@
  * value is validated once at start-up; a bad value throws a ConfigError whose
  * message names the variable and fits on one line.
  */
+import { availableParallelism } from 'node:os';
 
 export interface Config {
   /** TCP port of the gateway (PORT, --port). Default 4000. */
@@ -85,6 +86,10 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   /** How far V8 lets the old generation grow past what a full collection keeps, in percent (HEAP_GROWING_PERCENT); 0 leaves V8's own factor (up to 300). Default 100. */
   readonly heapGrowingPercent: number;
+  /** Gateway processes sharing the port (WORKERS, --workers): a number, or `auto` for the available cores. Default 1. */
+  readonly workers: number;
+  /** GraphiQL opens with the sandbox's demo credentials (SANDBOX_CREDENTIALS): set by a primary for its workers when it runs the sandbox. */
+  readonly sandboxCredentials: boolean;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -252,6 +257,13 @@ const OPTIONS = [
     help: 'calls in flight at once per upstream (default 128)',
     parse: integer(1, 10_000),
   },
+  {
+    key: 'workers',
+    env: 'WORKERS',
+    flag: '--workers',
+    help: 'gateway processes on one port: a number, or auto for the available cores (default 1)',
+    parse: (raw: string, name: string) => (raw.trim() === 'auto' ? availableParallelism() : integer(1, 256)(raw, name)),
+  },
   { key: 'maxDepth', env: 'MAX_DEPTH', flag: '--max-depth', help: 'deepest selection of an operation (default 15)', parse: integer(1, 1000) },
   { key: 'maxAliases', env: 'MAX_ALIASES', flag: '--max-aliases', help: 'most aliases in an operation (default 30)', parse: integer(0, 100_000) },
   { key: 'maxTokens', env: 'MAX_TOKENS', flag: '--max-tokens', help: 'most tokens in a GraphQL document (default 2000)', parse: integer(10, 1_000_000) },
@@ -339,6 +351,13 @@ const OPTIONS = [
     flag: '--sandbox-hubzilla-port',
     help: 'port of the sandbox Hubzilla (default: a free port)',
     parse: integer(0, 65535),
+  },
+  {
+    key: 'sandboxCredentials',
+    env: 'SANDBOX_CREDENTIALS',
+    flag: '--sandbox-credentials',
+    help: "open GraphiQL with the sandbox's demo credentials (a primary sets it for its workers; default false)",
+    parse: flag,
   },
   {
     key: 'requireCredentials',
@@ -442,6 +461,8 @@ const DEFAULTS: Config = {
   logFile: null,
   shutdownTimeoutMs: 10_000,
   heapGrowingPercent: 100,
+  workers: 1,
+  sandboxCredentials: false,
 };
 
 /** Lines for `--help`: every option with its flag and env variable. */

@@ -53,7 +53,52 @@ async function startSandbox(config: Config): Promise<GitlabSandbox> {
   return startGitlabSandbox({ port: config.sandboxGitlabPort, latencyMs: config.sandboxLatencyMs, demoPipelineEveryMs: 60_000 });
 }
 
+/**
+ * WORKERS > 1, in the primary: the sandbox (once, when no upstream is
+ * configured), then the workers, which get its URLs; returns the drain.
+ */
+async function servePrimary(config: Config): Promise<() => Promise<void>> {
+  const { startPrimary } = await import('./server/cluster.js');
+  const sandbox = config.gitlabUrl ? null : await startSandbox(config);
+  const hubzillaSandbox = config.hubzillaUrl ? null : await startHubzilla(config);
+  const env: Record<string, string> = {};
+  if (sandbox) env.GITLAB_URL = sandbox.url;
+  if (hubzillaSandbox) env.HUBZILLA_URL = hubzillaSandbox.url;
+  if (sandbox || hubzillaSandbox) env.SANDBOX_CREDENTIALS = 'true';
+  const primary = startPrimary({ workers: config.workers, env, log: (line) => console.log(`duograph: ${line}`), shutdownTimeoutMs: config.shutdownTimeoutMs });
+  const url = await primary.ready;
+  console.log(`duograph listening with ${config.workers} workers: GraphiQL at ${url.href}`);
+  if (sandbox) console.log(`GitLab upstream: ${sandbox.url} (built-in sandbox)\nDemo credentials (send as a header):\n${await demoCredentials()}`);
+  if (hubzillaSandbox)
+    console.log(`Hubzilla upstream: ${hubzillaSandbox.url} (built-in sandbox)\nHubzilla demo credentials (send as a header):\n${hubzillaDemoCredentials()}`);
+  return async () => {
+    await primary.stop();
+    await sandbox?.close();
+    await hubzillaSandbox?.close();
+  };
+}
+
+/** A worker of a group: the gateway, with the group's bus, readiness and metrics. */
+async function serveWorker(config: Config): Promise<() => Promise<void>> {
+  const { reportReady, workerOptions } = await import('./server/cluster.js');
+  if (config.heapGrowingPercent > 0) setFlagsFromString(`--heap-growing-percent=${config.heapGrowingPercent}`);
+  const app = buildApp({
+    config,
+    gitlabUrl: config.gitlabUrl ?? new URL('http://localhost'),
+    hubzillaUrl: config.hubzillaUrl ?? undefined,
+    processMetrics: true,
+    worker: workerOptions(),
+    graphiqlHeaders: config.sandboxCredentials ? { 'Private-Token': 'demo-token', 'X-Hubzilla-Authorization': HUBZILLA_DEMO_HEADER } : {},
+  });
+  reportReady(await app.listen(config.port, config.host), app.metrics.registry);
+  return () => app.close();
+}
+
 async function serve(config: Config): Promise<() => Promise<void>> {
+  if (config.workers > 1) {
+    const { default: cluster } = await import('node:cluster');
+    return cluster.isPrimary ? servePrimary(config) : serveWorker(config);
+  }
   // V8 lets the old generation grow to up to 4x what a full collection keeps; under a wide fan-out most of
   // that is dead pages and queued calls. 2x takes peak RSS on 100x20 from ~260 to ~200 MB for ~7% CPU (README, Performance).
   // V8 reads this flag at each collection, so setting it now takes effect.

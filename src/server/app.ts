@@ -52,6 +52,8 @@ export interface AppOptions {
   processMetrics?: boolean;
   /** How often a webhook-fed poller checks its credentials (the hub's default, 60 s, unless a test shortens it). */
   accessRecheckMs?: number;
+  /** In a worker of a group (WORKERS > 1): the bus through the primary, and the group's readiness and metrics. */
+  worker?: { bus: EventBus; groupReady: () => Promise<boolean>; groupMetrics: () => Promise<string> };
 }
 
 export interface App {
@@ -109,6 +111,7 @@ export function buildApp(options: AppOptions): App {
     websocketConnections: () => websocket.connections,
     operationsWaiting: () => budget?.queued ?? 0,
     processMetrics: options.processMetrics ?? false,
+    groupMetrics: options.worker?.groupMetrics,
   });
   const inFlight = new InFlightRequests();
   let shuttingDown = false;
@@ -137,7 +140,8 @@ export function buildApp(options: AppOptions): App {
     : null;
   const schema = buildSchema();
   const log = options.log ?? ((message: string) => logger.warn(message));
-  const bus: EventBus = config.redisUrl ? createRedisEventBus(config.redisUrl, log) : createMemoryEventBus();
+  // Redis reaches every instance and every worker; without it, a worker's events go through its primary.
+  const bus: EventBus = config.redisUrl ? createRedisEventBus(config.redisUrl, log) : (options.worker?.bus ?? createMemoryEventBus());
   const hub = new SubscriptionHub({
     http: gitlab,
     bus,
@@ -216,7 +220,15 @@ export function buildApp(options: AppOptions): App {
     logRequest(logger, req, res);
     // Clients should take their next request to another instance.
     if (shuttingDown) res.setHeader('connection', 'close');
-    if (handleHealth(req, res, { targets: readinessTargets, timeoutMs: Math.min(config.upstreamTimeoutMs, 5_000), shuttingDown: () => shuttingDown })) return;
+    if (
+      handleHealth(req, res, {
+        targets: readinessTargets,
+        timeoutMs: Math.min(config.upstreamTimeoutMs, 5_000),
+        shuttingDown: () => shuttingDown,
+        groupReady: options.worker?.groupReady,
+      })
+    )
+      return;
     if (metrics.handle(req, res)) return;
     if (handleGitlabWebhook(req, res, { secret: webhookSecret, maxBytes: config.webhookMaxBytes, hub, log })) return;
     if (handleDownload(req, res, gitlab) || handleHubzillaDownload(req, res, hubzilla)) return;

@@ -27,6 +27,8 @@ export interface HealthOptions {
   /** Longest wait for one probe, in ms. */
   timeoutMs: number;
   shuttingDown(): boolean;
+  /** With workers: whether every worker of the group is ready (asked of the primary). */
+  groupReady?: () => Promise<boolean>;
 }
 
 /** Probes every upstream at once; an upstream is reachable when it answers below 500 within the timeout. */
@@ -69,10 +71,10 @@ export function handleHealth(req: IncomingMessage, res: ServerResponse, options:
     sendJson(res, 503, { status: 'shutting down', upstreams: {} });
     return true;
   }
-  void checkReadiness(options.targets, options.timeoutMs).then(
-    (upstreams) => {
-      const ready = Object.values(upstreams).every((u) => u.reachable);
-      sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not ready', upstreams });
+  void Promise.all([checkReadiness(options.targets, options.timeoutMs), options.groupReady?.() ?? true]).then(
+    ([upstreams, workers]) => {
+      const ready = workers && Object.values(upstreams).every((u) => u.reachable);
+      sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : workers ? 'not ready' : 'workers starting', upstreams });
     },
     () => sendJson(res, 503, { status: 'not ready', upstreams: {} }),
   );

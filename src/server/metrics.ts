@@ -33,6 +33,8 @@ export interface MetricsOptions {
   operationsWaiting?: () => number;
   /** Also export the process's CPU, memory, event loop and GC metrics (once per process, e.g. in main). */
   processMetrics?: boolean;
+  /** With workers: the whole group's metrics (prom-client's cluster aggregation, done by the primary) instead of this process's. */
+  groupMetrics?: () => Promise<string>;
 }
 
 /** The secrets a request carries: header values, their Bearer/Basic payloads, a Basic password, credential query parameters. */
@@ -82,7 +84,7 @@ export class Metrics {
   private readonly activeSubscriptions: Gauge;
   private readonly names = new Set<string>();
 
-  constructor(options: MetricsOptions = {}) {
+  constructor(private readonly options: MetricsOptions = {}) {
     const registers = [this.registry];
     this.operations = new Counter({
       name: 'duograph_graphql_operations_total',
@@ -196,7 +198,7 @@ export class Metrics {
       res.writeHead(405, { allow: 'GET, HEAD' }).end();
       return true;
     }
-    this.registry.metrics().then(
+    (this.options.groupMetrics?.() ?? this.registry.metrics()).then(
       (text) => {
         res.writeHead(200, { 'content-type': this.registry.contentType, 'cache-control': 'no-store' });
         res.end(req.method === 'HEAD' ? undefined : text);

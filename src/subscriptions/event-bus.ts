@@ -46,7 +46,7 @@ export interface EventBus {
   close(): Promise<void>;
 }
 
-interface MinimalEventTarget {
+export interface MinimalEventTarget {
   addEventListener(type: string, listener: (event: Event) => void): void;
   removeEventListener(type: string, listener: (event: Event) => void): void;
   dispatchEvent(event: Event): boolean;
@@ -55,7 +55,7 @@ interface MinimalEventTarget {
 const DEDUP_TTL_S = 24 * 60 * 60;
 const DEDUP_MAX_KEYS = 100_000;
 
-class CountedChannel implements Channel {
+export class CountedChannel implements Channel {
   readonly topics = new Map<string, number>();
 
   constructor(private readonly target: MinimalEventTarget) {}
@@ -81,14 +81,14 @@ class CountedChannel implements Channel {
 }
 
 /** An in-memory target: thousands of subscribers of one project are expected, not a leak. */
-function memoryTarget(): EventTarget {
+export function memoryTarget(): EventTarget {
   const target = new EventTarget();
   setMaxListeners(0, target);
   return target;
 }
 
 /** Seen-keys set with expiry, bounded: the oldest keys go first when full. */
-class MemoryDedup {
+export class MemoryDedup {
   private readonly seen = new Map<string, number>();
 
   check(keys: readonly string[], now = Date.now()): boolean {

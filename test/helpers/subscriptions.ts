@@ -55,7 +55,7 @@ export function wsSubscribe(client: WsClient, query: string, variables?: Record<
 }
 
 export function sseSubscribe(
-  t: TestApp,
+  t: Pick<TestApp, 'url'>,
   query: string,
   variables?: Record<string, unknown>,
   headers: Record<string, string> = { 'private-token': 'demo-token' },

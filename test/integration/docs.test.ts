@@ -90,6 +90,7 @@ const RUN_ELSEWHERE: readonly [RegExp, string][] = [
   [/^npm prune --omit=dev$/, 'test/e2e/production.test.ts'],
   [/^sudo (cp|mkdir|systemctl) |^printf .*\/etc\/duograph\/env/, 'test/e2e/production.test.ts'],
   [/^redis-server |^export REDIS_URL=/, 'test/e2e/redis-fanout.test.ts'],
+  [/^WORKERS=\S+ npm start$/, 'test/integration/workers.test.ts'],
 ];
 
 const COMMANDS: readonly Rule[] = [
