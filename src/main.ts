@@ -11,7 +11,7 @@ import { setFlagsFromString } from 'node:v8';
 import { configHelp, ConfigError, loadConfig, type Config } from './config.js';
 import type { GitlabSandbox } from './sandbox/gitlab/server.js';
 import type { HubzillaSandbox } from './sandbox/hubzilla/server.js';
-import { buildApp } from './server/app.js';
+import { buildApp, leaseTtlMs } from './server/app.js';
 import { printSchemaSdl } from './schema/index.js';
 // The sandboxes and Apollo composition load only when used: a gateway in front of real upstreams does not carry them.
 
@@ -87,7 +87,7 @@ async function serveWorker(config: Config): Promise<() => Promise<void>> {
     gitlabUrl: config.gitlabUrl ?? new URL('http://localhost'),
     hubzillaUrl: config.hubzillaUrl ?? undefined,
     processMetrics: true,
-    worker: workerOptions(),
+    worker: workerOptions(leaseTtlMs(config)),
     graphiqlHeaders: config.sandboxCredentials ? { 'Private-Token': 'demo-token', 'X-Hubzilla-Authorization': HUBZILLA_DEMO_HEADER } : {},
   });
   reportReady(await app.listen(config.port, config.host), app.metrics.registry);

@@ -86,6 +86,14 @@ export interface App {
   close(): Promise<void>;
 }
 
+/**
+ * How long a poller's lease lasts without renewal: the longest poll interval,
+ * within 2 to 30 s. A holder that dies is replaced within that long.
+ */
+export function leaseTtlMs(config: Config): number {
+  return Math.min(30_000, Math.max(2_000, config.pollMaxIntervalMs));
+}
+
 /** The resilience policy (upstreams/resilience.ts) both upstreams get from the config; each has its own breaker and limiter. */
 export function upstreamPolicy(config: Config): Partial<ResiliencePolicy> {
   return {
@@ -141,7 +149,9 @@ export function buildApp(options: AppOptions): App {
   const schema = buildSchema();
   const log = options.log ?? ((message: string) => logger.warn(message));
   // Redis reaches every instance and every worker; without it, a worker's events go through its primary.
-  const bus: EventBus = config.redisUrl ? createRedisEventBus(config.redisUrl, log) : (options.worker?.bus ?? createMemoryEventBus());
+  const bus: EventBus = config.redisUrl
+    ? createRedisEventBus(config.redisUrl, log, undefined, leaseTtlMs(config))
+    : (options.worker?.bus ?? createMemoryEventBus());
   const hub = new SubscriptionHub({
     http: gitlab,
     bus,

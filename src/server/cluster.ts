@@ -17,7 +17,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry, type Registry } from 'prom-client';
 import { MemoryDedup } from '../subscriptions/event-bus.js';
-import { createIpcEventBus, isBusMessage } from '../subscriptions/ipc-bus.js';
+import { createIpcEventBus, isBusMessage, LeaseTable } from '../subscriptions/ipc-bus.js';
 import type { AppOptions } from './app.js';
 
 /** What a worker asks the primary, and the answers. */
@@ -54,6 +54,7 @@ export interface Primary {
 export function startPrimary(options: PrimaryOptions): Primary {
   const aggregator = new AggregatorRegistry();
   const dedup = new MemoryDedup();
+  const leases = new LeaseTable();
   const ready = new Set<number>();
   let stopping = false;
   let allReady: (url: URL) => void = () => {};
@@ -67,6 +68,10 @@ export function startPrimary(options: PrimaryOptions): Primary {
         for (const w of everyWorker()) if (w.isConnected()) w.send(message);
       } else if (message.duograph === 'dedup') {
         worker.send({ duograph: 'dedup-result', id: message.id, fresh: dedup.check(message.keys) });
+      } else if (message.duograph === 'lease') {
+        if (message.op === 'release') leases.release(message.key, worker.id);
+        const held = message.op === 'hold' && leases.hold(message.key, worker.id, message.ttlMs);
+        worker.send({ duograph: 'lease-result', id: message.id, held });
       }
       return;
     }
@@ -101,6 +106,7 @@ export function startPrimary(options: PrimaryOptions): Primary {
 
   cluster.on('exit', (worker, code, signal) => {
     ready.delete(worker.id);
+    leases.releaseAll(worker.id);
     if (stopping) return;
     options.log(`worker ${worker.id} (pid ${worker.process.pid}) exited (${signal ?? `code ${code}`}); starting another`);
     fork();
@@ -131,7 +137,7 @@ export function startPrimary(options: PrimaryOptions): Primary {
 }
 
 /** A worker's side of the group: the bus, and the questions it asks the primary. */
-export function workerOptions(): NonNullable<AppOptions['worker']> {
+export function workerOptions(leaseTtlMs: number): NonNullable<AppOptions['worker']> {
   const pending = new Map<number, (message: GroupMessage) => void>();
   let nextId = 1;
   process.on('message', (message: unknown) => {
@@ -154,7 +160,7 @@ export function workerOptions(): NonNullable<AppOptions['worker']> {
       process.send?.({ duograph, id });
     });
   return {
-    bus: createIpcEventBus(),
+    bus: createIpcEventBus(leaseTtlMs),
     groupReady: () => ask('group-ready', (a) => a.duograph === 'group-ready-result' && a.ready, false),
     groupMetrics: () => ask('metrics', (a) => (a.duograph === 'metrics-result' ? a.text : ''), ''),
   };

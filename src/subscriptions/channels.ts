@@ -25,13 +25,26 @@ export function notVisible(what: string, path: string): UpstreamError {
   });
 }
 
-/** What a poller publishes when its credentials lost access (a revoked token, a removed member): its topics end with it. */
+/**
+ * What a poller publishes when its credentials lost access (a revoked token,
+ * a removed member): its topics end with it. Plain data, since poll results
+ * may cross processes (workers, instances) as JSON.
+ */
 export interface Revoked {
-  revoked: UpstreamError;
+  revoked: { message: string; code: UpstreamError['code']; upstream: UpstreamError['upstream'] };
+}
+
+export function revoked(error: UpstreamError): Revoked {
+  return { revoked: { message: error.message, code: error.code, upstream: error.upstream } };
 }
 
 export function isRevoked(message: unknown): message is Revoked {
-  return (message as Partial<Revoked> | null)?.revoked instanceof UpstreamError;
+  return typeof (message as Partial<Revoked> | null)?.revoked?.message === 'string';
+}
+
+/** The error a Revoked message ends its topics with. */
+export function revokedError(message: Revoked): UpstreamError {
+  return new UpstreamError(message.revoked.message, message.revoked.code, message.revoked.upstream);
 }
 
 /** True for failures that mean "these credentials may not see it", as opposed to an upstream in trouble. */

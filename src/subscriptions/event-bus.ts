@@ -15,7 +15,9 @@
  */
 import { setMaxListeners } from 'node:events';
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
+import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+import type { Lease } from './pollers.js';
 
 export type Listener<T> = (payload: T) => void;
 
@@ -41,6 +43,8 @@ export interface EventBus {
    * retrying or offering "Resend".
    */
   firstDelivery(keys: readonly string[]): Promise<boolean>;
+  /** Shares pollers across processes (Redis, or a group's primary); absent when this process is alone. */
+  readonly lease?: Lease;
   /** Resolves once the bus can carry events; rejects when Redis cannot be reached in time. */
   ready(): Promise<void>;
   close(): Promise<void>;
@@ -130,7 +134,28 @@ export function createMemoryEventBus(): EventBus {
  * reachable within `connectTimeoutMs`, so start-up fails loudly instead of
  * silently losing cross-instance events.
  */
-export function createRedisEventBus(url: string, onError: (message: string) => void = () => {}, connectTimeoutMs = 10_000): EventBus {
+/** Renews a lease only if this process still holds it. */
+const RENEW = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end";
+/** Deletes a lease only if this process holds it. */
+const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
+
+/** Leases in Redis: `SET NX PX` to take, a checked PEXPIRE to renew, a checked DEL to give up; the value names this process. */
+function redisLease(client: Redis, ttlMs: number): Lease {
+  const me = randomUUID();
+  const keyOf = (key: string) => `duograph:lease:${key}`;
+  return {
+    ttlMs,
+    hold: async (key) => {
+      if ((await client.set(keyOf(key), me, 'PX', ttlMs, 'NX')) === 'OK') return true;
+      return (await client.eval(RENEW, 1, keyOf(key), me, String(ttlMs))) === 1;
+    },
+    release: async (key) => {
+      await client.eval(RELEASE, 1, keyOf(key), me);
+    },
+  };
+}
+
+export function createRedisEventBus(url: string, onError: (message: string) => void = () => {}, connectTimeoutMs = 10_000, leaseTtlMs = 30_000): EventBus {
   const options = { maxRetriesPerRequest: 3, connectionName: 'duograph' };
   const publishClient = new Redis(url, options);
   const subscribeClient = new Redis(url, options);
@@ -153,6 +178,7 @@ export function createRedisEventBus(url: string, onError: (message: string) => v
     local,
     shared,
     kind: 'redis',
+    lease: redisLease(publishClient, leaseTtlMs),
     activeTopics: () => local.topics.size + shared.topics.size,
     firstDelivery: async (keys) => {
       const results = await Promise.all(keys.map((key) => publishClient.set(`duograph:webhook-delivery:${key}`, '1', 'EX', DEDUP_TTL_S, 'NX')));

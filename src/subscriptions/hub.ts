@@ -29,12 +29,12 @@ import type { UpstreamError } from '../errors.js';
 import { GitlabClient } from '../upstreams/gitlab/client.js';
 import type { JobRecord, PipelineRecord, ProjectRecord } from '../upstreams/gitlab/records.js';
 import type { HttpClient } from '../upstreams/http.js';
-import type { EventBus } from './event-bus.js';
+import type { Channel, EventBus } from './event-bus.js';
 import { PollerRegistry, type PollOutcome, type PollTask } from './pollers.js';
 import { credentialScope, type Credentials } from './scope.js';
 import { Topic, TopicStream } from './topic.js';
 import { WEBHOOK_STATE_FIELDS, type WebhookJobEvent } from './webhook-events.js';
-import { isAccessFailure, isRevoked, jobsTopic, notVisible, pollTopic, type Revoked } from './channels.js';
+import { isAccessFailure, isRevoked, jobsTopic, notVisible, pollTopic, type Revoked, revoked, revokedError } from './channels.js';
 import { type LogChunk, LogWatch, type LogWatchRequest } from './job-log.js';
 import { PipelineTopic, type PipelineWatch } from './pipeline-topic.js';
 
@@ -141,12 +141,21 @@ export class SubscriptionHub {
     this.pollers = new PollerRegistry({
       intervalMs: options.pollIntervalMs,
       maxIntervalMs: options.pollMaxIntervalMs,
+      lease: options.bus.lease,
       onError: (key, error) => options.log?.(`poller ${key.split(':').slice(0, 2).join(':')}: ${error instanceof Error ? error.message : 'failed'}`),
     });
   }
 
   get bus(): EventBus {
     return this.options.bus;
+  }
+
+  /**
+   * Where poll results go: with a lease (Redis, or workers), to every
+   * process, since only the lease holder polls; else this process only.
+   */
+  get pollChannel(): Channel {
+    return this.options.bus.lease ? this.options.bus.shared : this.options.bus.local;
   }
 
   /**
@@ -383,8 +392,8 @@ class JobTopic extends Topic<JobRecord> {
       hub.bus.shared.listen<WebhookMessage>(jobsTopic(projectId), (message) => {
         this.push(hub.webhookJobs(credentials, scope, message, (id) => this.seen.get(id)?.record));
       }),
-      hub.bus.local.listen<{ jobs: JobRecord[] } | Revoked>(pollTopic('jobs', projectId, scope), (message) =>
-        isRevoked(message) ? this.revoke(message.revoked) : this.push(message.jobs),
+      hub.pollChannel.listen<{ jobs: JobRecord[] } | Revoked>(pollTopic('jobs', projectId, scope), (message) =>
+        isRevoked(message) ? this.revoke(revokedError(message)) : this.push(message.jobs),
       ),
     ];
   }
@@ -416,7 +425,9 @@ class JobTopic extends Topic<JobRecord> {
   }
 
   protected override started(): void {
-    this.release = this.hub.pollers.acquire(this.pollKey, () => new JobPollTask(this.hub, this.watch.projectId, this.credentials, this.scope));
+    this.release = this.hub.pollers.acquire(this.pollKey, () => new JobPollTask(this.hub, this.watch.projectId, this.credentials, this.scope), {
+      leased: true,
+    });
   }
 
   protected override rejoined(): void {
@@ -448,8 +459,8 @@ class ImportTopic extends Topic<ProjectRecord> {
   ) {
     super(key);
     this.pollKey = `project:${projectId}:${scope}`;
-    this.unlisten = hub.bus.local.listen<{ project: ProjectRecord } | Revoked>(pollTopic('project', projectId, scope), (message) =>
-      isRevoked(message) ? this.revoke(message.revoked) : this.push([message.project]),
+    this.unlisten = hub.pollChannel.listen<{ project: ProjectRecord } | Revoked>(pollTopic('project', projectId, scope), (message) =>
+      isRevoked(message) ? this.revoke(revokedError(message)) : this.push([message.project]),
     );
   }
 
@@ -477,7 +488,7 @@ class ImportTopic extends Topic<ProjectRecord> {
 
   protected override started(): void {
     if (this.finished) return;
-    this.release = this.hub.pollers.acquire(this.pollKey, () => new ProjectPollTask(this.hub, this.projectId, this.credentials, this.scope));
+    this.release = this.hub.pollers.acquire(this.pollKey, () => new ProjectPollTask(this.hub, this.projectId, this.credentials, this.scope), { leased: true });
   }
 
   protected override rejoined(): void {
@@ -517,7 +528,7 @@ class JobPollTask implements PollTask {
       return await this.read(topic);
     } catch (error) {
       // 401, 403 or 404: these credentials lost access. Their subscriptions end with the error; the poller stops with them.
-      if (isAccessFailure(error)) this.hub.bus.local.publish(topic, { revoked: error as UpstreamError } satisfies Revoked);
+      if (isAccessFailure(error)) this.hub.pollChannel.publish(topic, revoked(error as UpstreamError));
       throw error;
     }
   }
@@ -539,7 +550,7 @@ class JobPollTask implements PollTask {
     // The first poll publishes everything: it closes the gap between a subscriber's own read and this baseline.
     const first = !this.primed;
     this.primed = true;
-    if (changed.length) this.hub.bus.local.publish(topic, { jobs: byId(changed) });
+    if (changed.length) this.hub.pollChannel.publish(topic, { jobs: byId(changed) });
     return changed.length && !first ? 'changed' : 'unchanged';
   }
 
@@ -564,20 +575,19 @@ class ProjectPollTask implements PollTask {
       .scopeClient(this.credentials)
       .getProject(this.projectId)
       .catch((error: unknown) => {
-        if (isAccessFailure(error))
-          this.hub.bus.local.publish(pollTopic('project', this.projectId, this.scope), { revoked: error as UpstreamError } satisfies Revoked);
+        if (isAccessFailure(error)) this.hub.pollChannel.publish(pollTopic('project', this.projectId, this.scope), revoked(error as UpstreamError));
         throw error;
       });
     if (!project) {
       const gone = notVisible(`Project ${this.projectId}`, `/api/v4/projects/${this.projectId}`);
-      this.hub.bus.local.publish(pollTopic('project', this.projectId, this.scope), { revoked: gone } satisfies Revoked);
+      this.hub.pollChannel.publish(pollTopic('project', this.projectId, this.scope), revoked(gone));
       throw gone;
     }
     const status = project.import_status ?? 'none';
     if (status === this.last) return 'unchanged';
     const first = this.last === undefined;
     this.last = status;
-    this.hub.bus.local.publish(pollTopic('project', this.projectId, this.scope), { project });
+    this.hub.pollChannel.publish(pollTopic('project', this.projectId, this.scope), { project });
     return first ? 'unchanged' : 'changed';
   }
 }

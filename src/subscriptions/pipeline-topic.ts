@@ -11,8 +11,9 @@
  */
 import type { GitlabClient } from '../upstreams/gitlab/client.js';
 import type { PipelineRecord } from '../upstreams/gitlab/records.js';
-import type { EventBus } from './event-bus.js';
-import { isAccessFailure, isRevoked, jobsTopic, notVisible, pollTopic, type Revoked } from './channels.js';
+import type { UpstreamError } from '../errors.js';
+import type { Channel, EventBus } from './event-bus.js';
+import { isAccessFailure, isRevoked, jobsTopic, notVisible, pollTopic, type Revoked, revoked, revokedError } from './channels.js';
 import type { PollerRegistry, PollOutcome, PollTask } from './pollers.js';
 import type { Credentials } from './scope.js';
 import { Topic } from './topic.js';
@@ -29,6 +30,8 @@ export interface PipelineWatch {
 /** What a pipeline topic needs of the hub. */
 export interface PipelineHubView {
   readonly bus: EventBus;
+  /** Where poll results go (see SubscriptionHub.pollChannel). */
+  readonly pollChannel: Channel;
   readonly pollers: PollerRegistry;
   readonly webhookQuietMs: number;
   readonly accessRecheckMs: number;
@@ -129,8 +132,8 @@ export class PipelineTopic extends Topic<PipelineRecord> {
           ),
         );
       }),
-      hub.bus.local.listen<{ pipelines: PipelineRecord[] } | Revoked>(pollTopic('pipelines', projectId, scope), (message) =>
-        isRevoked(message) ? this.revoke(message.revoked) : this.push(message.pipelines),
+      hub.pollChannel.listen<{ pipelines: PipelineRecord[] } | Revoked>(pollTopic('pipelines', projectId, scope), (message) =>
+        isRevoked(message) ? this.revoke(revokedError(message)) : this.push(message.pipelines),
       ),
     ];
   }
@@ -174,7 +177,9 @@ export class PipelineTopic extends Topic<PipelineRecord> {
   }
 
   protected override started(): void {
-    this.release = this.hub.pollers.acquire(this.pollKey, () => new PipelinePollTask(this.hub, this.watch.projectId, this.credentials, this.scope));
+    this.release = this.hub.pollers.acquire(this.pollKey, () => new PipelinePollTask(this.hub, this.watch.projectId, this.credentials, this.scope), {
+      leased: true,
+    });
   }
 
   protected override rejoined(): void {
@@ -213,7 +218,7 @@ class PipelinePollTask implements PollTask {
     try {
       return await this.read(topic);
     } catch (error) {
-      if (isAccessFailure(error)) this.hub.bus.local.publish(topic, { revoked: error } as Revoked);
+      if (isAccessFailure(error)) this.hub.pollChannel.publish(topic, revoked(error as UpstreamError));
       throw error;
     }
   }
@@ -234,7 +239,7 @@ class PipelinePollTask implements PollTask {
     for (const p of page.items) this.known.set(p.id, signature(p));
     const first = !this.primed;
     this.primed = true;
-    if (changed.length) this.hub.bus.local.publish(topic, { pipelines: byId(changed) });
+    if (changed.length) this.hub.pollChannel.publish(topic, { pipelines: byId(changed) });
     return changed.length && !first ? 'changed' : 'unchanged';
   }
 

@@ -18,9 +18,26 @@ export interface PollTask {
   stop?(): void;
 }
 
+/**
+ * Who polls a key across processes: with several workers or instances, the
+ * one holding the key's lease polls and publishes for all; the others
+ * follow, trying to take the lease twice per period so that a holder that
+ * died is replaced within one.
+ */
+export interface Lease {
+  /** Takes or renews the lease of `key`; true when this process holds it now. */
+  hold(key: string): Promise<boolean>;
+  /** Gives the lease up, if this process holds it. */
+  release(key: string): Promise<void>;
+  /** How long a lease lasts without renewal, in ms. */
+  readonly ttlMs: number;
+}
+
 export interface PollerOptions {
   intervalMs: number;
   maxIntervalMs: number;
+  /** Shares polls across processes (leased pollers only); none: every process polls for its own subscribers. */
+  lease?: Lease;
   /** Reports a failed poll (message only, never a credential); the poller backs off and goes on. */
   onError?: (key: string, error: unknown) => void;
 }
@@ -36,15 +53,42 @@ class Poller {
   private dueAt = 0;
   private polling = false;
   private stopped = false;
+  /** While this process holds the lease: the timer that renews it between polls. */
+  private renewal: NodeJS.Timeout | null = null;
 
   constructor(
     readonly key: string,
     private readonly task: PollTask,
     private readonly options: PollerOptions,
     private readonly timers: { count: number },
+    private readonly lease: Lease | null,
   ) {
     this.interval = options.intervalMs;
     this.schedule(options.intervalMs);
+  }
+
+  /** Whether this process may poll now: always without a lease, else when it holds (or just took) the lease. */
+  private async mayPoll(): Promise<boolean> {
+    if (!this.lease) return true;
+    let held: boolean;
+    try {
+      held = await this.lease.hold(this.key);
+    } catch {
+      // The lease store is out of reach: polling twice beats not polling at all.
+      held = true;
+    }
+    if (held && !this.renewal && !this.stopped) {
+      const lease = this.lease;
+      this.renewal = setInterval(() => void lease.hold(this.key).catch(() => undefined), Math.max(50, Math.floor(lease.ttlMs / 3)));
+      this.renewal.unref();
+    }
+    if (!held) this.stopRenewal();
+    return held;
+  }
+
+  private stopRenewal(): void {
+    if (this.renewal) clearInterval(this.renewal);
+    this.renewal = null;
   }
 
   /** A new subscriber: poll at the base pace again (not at once: its own first read is fresh). */
@@ -56,6 +100,8 @@ class Poller {
   stop(): void {
     this.stopped = true;
     this.clearTimer();
+    if (this.renewal) void this.lease?.release(this.key).catch(() => undefined);
+    this.stopRenewal();
     this.task.stop?.();
   }
 
@@ -83,6 +129,12 @@ class Poller {
   private async run(): Promise<void> {
     if (this.polling || this.stopped) return;
     this.polling = true;
+    if (!(await this.mayPoll())) {
+      // Another process polls and publishes: try for the lease twice per period, in case it died.
+      this.polling = false;
+      if (!this.stopped) this.schedule(Math.min(this.options.intervalMs, Math.floor((this.lease?.ttlMs ?? 0) / 2)) || this.options.intervalMs);
+      return;
+    }
     let factor = IDLE_FACTOR;
     try {
       const outcome = await this.task.poll();
@@ -113,14 +165,16 @@ export class PollerRegistry {
   /**
    * Joins the poller of `key`, creating it with `create()` when there is
    * none. Returns the release function (idempotent): the last release stops it.
+   * A `leased` poller polls only while this process holds the key's lease
+   * (when the registry has one); its results must go where every process hears them.
    */
-  acquire(key: string, create: () => PollTask): () => void {
+  acquire(key: string, create: () => PollTask, options: { leased?: boolean } = {}): () => void {
     let poller = this.pollers.get(key);
     if (poller) {
       poller.refs += 1;
       poller.nudge();
     } else {
-      poller = new Poller(key, create(), this.options, this.timers);
+      poller = new Poller(key, create(), this.options, this.timers, options.leased ? (this.options.lease ?? null) : null);
       this.pollers.set(key, poller);
     }
     const joined = poller;
