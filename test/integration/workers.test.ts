@@ -122,16 +122,32 @@ describe('WORKERS=2', () => {
     expect(after - before).toBe(6);
   });
 
-  it('replaces a worker that dies, and the other keeps serving meanwhile', async () => {
+  it('replaces a worker that dies, and the other keeps serving meanwhile, its open subscriptions included', async () => {
     const [victim, survivor] = group.workerPids();
     expect(victim).toBeDefined();
     expect(survivor).toBeDefined();
+    // Two long-lived connections in a row: round-robin puts one on each worker.
+    const watch = 'subscription { jobStatusUpdated(projectId: "1", jobId: "1005") { restId status } }';
+    const subs = [sseSubscribe(group, watch), sseSubscribe(group, watch)];
+    for (const sub of subs) expect((await sub.next(10_000)).data).toBeDefined();
     process.kill(victim as number, 'SIGKILL');
     await vi.waitFor(() => expect(group.out.some((l) => l.includes(`(pid ${victim}) exited (SIGKILL); starting another`))).toBe(true), { timeout: 10_000 });
     expect((await query(group.url, '{ project(id: 1) { name } }')).body).toContain('"name":"Core"');
     await vi.waitFor(() => expect(group.workerPids()).toHaveLength(2), { timeout: 20_000, interval: 100 });
     expect(group.workerPids()).not.toContain(victim);
     expect((await send(group.url, 'GET', '/readyz')).status).toBe(200);
+    // The subscription on the surviving worker is still open: a webhook on any worker reaches it.
+    const base = { ...(JSON.parse(fixture('job_event.payload.json')) as Record<string, unknown>), project_id: 1, build_id: 1005, pipeline_id: 101 };
+    const failed = JSON.stringify({
+      ...base,
+      build_status: 'failed',
+      build_started_at: '2024-04-01T13:10:00.000Z',
+      build_finished_at: '2024-04-01T13:11:00.000Z',
+    });
+    expect(JSON.parse((await webhook(group.url, failed, 'w-crash')).body)).toEqual({ status: 'accepted' });
+    const results = await Promise.all(subs.map((sub) => sub.next(10_000).catch(() => null)));
+    expect(results.filter((r) => (r?.data as { jobStatusUpdated?: { status: string } } | undefined)?.jobStatusUpdated?.status === 'FAILED')).toHaveLength(1);
+    for (const sub of subs) await sub.stop();
   }, 40_000);
 
   it('drains every worker on SIGTERM, then the primary exits 0', async () => {
