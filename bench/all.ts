@@ -8,10 +8,23 @@
 import { spawnSync } from 'node:child_process';
 
 const ROOT = new URL('../', import.meta.url);
-const args = process.argv.slice(2);
+const given = process.argv.slice(2);
+// --node <binary> (or BENCH_NODE): every benchmark, and every process it starts, runs on that Node.js instead of this one.
+const nodeAt = given.findIndex((arg) => arg === '--node' || arg.startsWith('--node='));
+const node =
+  nodeAt < 0
+    ? (process.env.BENCH_NODE ?? process.execPath)
+    : given[nodeAt]?.startsWith('--node=')
+      ? given[nodeAt].slice('--node='.length)
+      : (given[nodeAt + 1] ?? '');
+const args = nodeAt < 0 ? given : given.filter((_, i) => i !== nodeAt && (given[nodeAt]?.includes('=') || i !== nodeAt + 1));
+const version = spawnSync(node, ['--version'], { encoding: 'utf8' });
+if (version.status !== 0) throw new Error(`--node ${node}: not a Node.js binary`);
+console.log(`Benchmarks on Node.js ${version.stdout.trim()} (${node})`);
 
 function run(script: string, scriptArgs: string[]): void {
-  const result = spawnSync(process.execPath, [...process.execArgv, script, ...scriptArgs], { cwd: ROOT, stdio: 'inherit' });
+  // The benchmarks start their servers with their own process.execPath: the same Node.js.
+  const result = spawnSync(node, [...process.execArgv, script, ...scriptArgs], { cwd: ROOT, stdio: 'inherit' });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
 
