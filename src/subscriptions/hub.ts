@@ -36,6 +36,7 @@ import { Topic, TopicStream } from './topic.js';
 import { WEBHOOK_STATE_FIELDS, type WebhookJobEvent } from './webhook-events.js';
 import { isAccessFailure, isRevoked, jobsTopic, notVisible, pollTopic, type Revoked, revoked, revokedError } from './channels.js';
 import { type LogChunk, LogWatch, type LogWatchRequest } from './job-log.js';
+import { ListPollTask, type ListPollSpec } from './list-poll.js';
 import { PipelineTopic, type PipelineWatch } from './pipeline-topic.js';
 
 export interface SubscriptionHubOptions {
@@ -86,7 +87,7 @@ export interface WebhookMessage {
   event: WebhookJobEvent;
 }
 
-/** Newest jobs a poller lists per poll: GitLab's page maximum. */
+/** Jobs per page of a join read and of a webhook event's read: GitLab's page maximum. */
 const POLL_PAGE_SIZE = 100;
 /** Pages of a pipeline's jobs read for a pipeline subscription's initial state. */
 const MAX_PIPELINE_PAGES = 10;
@@ -425,7 +426,7 @@ class JobTopic extends Topic<JobRecord> {
   }
 
   protected override started(): void {
-    this.release = this.hub.pollers.acquire(this.pollKey, () => new JobPollTask(this.hub, this.watch.projectId, this.credentials, this.scope), {
+    this.release = this.hub.pollers.acquire(this.pollKey, () => new ListPollTask(this.hub, JOB_POLL, this.watch.projectId, this.credentials, this.scope), {
       leased: true,
     });
   }
@@ -503,61 +504,13 @@ class ImportTopic extends Topic<ProjectRecord> {
   }
 }
 
-/** Polls a project's newest jobs for one scope; publishes the ones whose state changed. */
-class JobPollTask implements PollTask {
-  private readonly known = new Map<number, string>();
-  private primed = false;
-  private lastWebhookAt = 0;
-  private lastAccessCheck = Date.now();
-  private readonly unlisten: () => void;
-
-  constructor(
-    private readonly hub: SubscriptionHub,
-    private readonly projectId: number,
-    private readonly credentials: Credentials,
-    private readonly scope: string,
-  ) {
-    this.unlisten = hub.bus.shared.listen(jobsTopic(projectId), () => {
-      this.lastWebhookAt = Date.now();
-    });
-  }
-
-  async poll(): Promise<PollOutcome> {
-    const topic = pollTopic('jobs', this.projectId, this.scope);
-    try {
-      return await this.read(topic);
-    } catch (error) {
-      // 401, 403 or 404: these credentials lost access. Their subscriptions end with the error; the poller stops with them.
-      if (isAccessFailure(error)) this.hub.pollChannel.publish(topic, revoked(error as UpstreamError));
-      throw error;
-    }
-  }
-
-  private async read(topic: string): Promise<PollOutcome> {
-    const client = this.hub.scopeClient(this.credentials);
-    // Webhooks for this project are flowing: they already carry every change, but not a revoked token.
-    if (Date.now() - this.lastWebhookAt < this.hub.webhookQuietMs) {
-      if (Date.now() - this.lastAccessCheck < this.hub.accessRecheckMs) return 'skipped';
-      this.lastAccessCheck = Date.now();
-      await client.listJobs(this.projectId, undefined, { page: 1, perPage: 1 });
-      return 'skipped';
-    }
-    this.lastAccessCheck = Date.now();
-    const page = await client.listJobs(this.projectId, undefined, { page: 1, perPage: POLL_PAGE_SIZE });
-    const changed = page.items.filter((job) => this.known.get(job.id) !== signature(job));
-    this.known.clear();
-    for (const job of page.items) this.known.set(job.id, signature(job));
-    // The first poll publishes everything: it closes the gap between a subscriber's own read and this baseline.
-    const first = !this.primed;
-    this.primed = true;
-    if (changed.length) this.hub.pollChannel.publish(topic, { jobs: byId(changed) });
-    return changed.length && !first ? 'changed' : 'unchanged';
-  }
-
-  stop(): void {
-    this.unlisten();
-  }
-}
+/** A project's newest jobs, polled for one scope: the job state's signature tells a change. */
+const JOB_POLL: ListPollSpec<JobRecord> = {
+  kind: 'jobs',
+  list: async (client, projectId, perPage) => (await client.listJobs(projectId, undefined, { page: 1, perPage })).items,
+  signature,
+  message: (jobs) => ({ jobs }),
+};
 
 /** Polls one project for one scope; publishes it when its import_status changed. */
 class ProjectPollTask implements PollTask {

@@ -11,11 +11,11 @@
  */
 import type { GitlabClient } from '../upstreams/gitlab/client.js';
 import type { PipelineRecord } from '../upstreams/gitlab/records.js';
-import type { UpstreamError } from '../errors.js';
 import type { Channel, EventBus } from './event-bus.js';
-import { isAccessFailure, isRevoked, jobsTopic, notVisible, pollTopic, type Revoked, revoked, revokedError } from './channels.js';
-import type { PollerRegistry, PollOutcome, PollTask } from './pollers.js';
+import { isAccessFailure, isRevoked, jobsTopic, notVisible, pollTopic, type Revoked, revokedError } from './channels.js';
+import type { PollerRegistry } from './pollers.js';
 import type { Credentials } from './scope.js';
+import { ListPollTask, type ListPollSpec } from './list-poll.js';
 import { Topic } from './topic.js';
 import type { WebhookJobEvent } from './webhook-events.js';
 
@@ -39,7 +39,7 @@ export interface PipelineHubView {
   forget(topic: Topic<unknown>): void;
 }
 
-/** Newest pipelines a poller lists per poll, and a watch of a whole project reads first: GitLab's page maximum. */
+/** Newest pipelines a watch of a whole project reads first: GitLab's page maximum. */
 const PAGE_SIZE = 100;
 
 /** A pipeline's state: its status and, to the second, when it last changed. */
@@ -177,7 +177,7 @@ export class PipelineTopic extends Topic<PipelineRecord> {
   }
 
   protected override started(): void {
-    this.release = this.hub.pollers.acquire(this.pollKey, () => new PipelinePollTask(this.hub, this.watch.projectId, this.credentials, this.scope), {
+    this.release = this.hub.pollers.acquire(this.pollKey, () => new ListPollTask(this.hub, PIPELINE_POLL, this.watch.projectId, this.credentials, this.scope), {
       leased: true,
     });
   }
@@ -194,56 +194,10 @@ export class PipelineTopic extends Topic<PipelineRecord> {
   }
 }
 
-/** Polls a project's newest pipelines for one scope; publishes the ones whose state changed. */
-class PipelinePollTask implements PollTask {
-  private readonly known = new Map<number, string>();
-  private primed = false;
-  private lastWebhookAt = 0;
-  private lastAccessCheck = Date.now();
-  private readonly unlisten: () => void;
-
-  constructor(
-    private readonly hub: PipelineHubView,
-    private readonly projectId: number,
-    private readonly credentials: Credentials,
-    private readonly scope: string,
-  ) {
-    this.unlisten = hub.bus.shared.listen(jobsTopic(projectId), () => {
-      this.lastWebhookAt = Date.now();
-    });
-  }
-
-  async poll(): Promise<PollOutcome> {
-    const topic = pollTopic('pipelines', this.projectId, this.scope);
-    try {
-      return await this.read(topic);
-    } catch (error) {
-      if (isAccessFailure(error)) this.hub.pollChannel.publish(topic, revoked(error as UpstreamError));
-      throw error;
-    }
-  }
-
-  private async read(topic: string): Promise<PollOutcome> {
-    const client = this.hub.scopeClient(this.credentials);
-    // Webhooks for this project are flowing: they carry every change, but not a revoked token.
-    if (Date.now() - this.lastWebhookAt < this.hub.webhookQuietMs) {
-      if (Date.now() - this.lastAccessCheck < this.hub.accessRecheckMs) return 'skipped';
-      this.lastAccessCheck = Date.now();
-      await client.listPipelines(this.projectId, {}, { page: 1, perPage: 1 });
-      return 'skipped';
-    }
-    this.lastAccessCheck = Date.now();
-    const page = await client.listPipelines(this.projectId, {}, { page: 1, perPage: PAGE_SIZE });
-    const changed = page.items.filter((p) => this.known.get(p.id) !== signature(p));
-    this.known.clear();
-    for (const p of page.items) this.known.set(p.id, signature(p));
-    const first = !this.primed;
-    this.primed = true;
-    if (changed.length) this.hub.pollChannel.publish(topic, { pipelines: byId(changed) });
-    return changed.length && !first ? 'changed' : 'unchanged';
-  }
-
-  stop(): void {
-    this.unlisten();
-  }
-}
+/** A project's newest pipelines, polled for one scope: status and last change tell a change. */
+const PIPELINE_POLL: ListPollSpec<PipelineRecord> = {
+  kind: 'pipelines',
+  list: async (client, projectId, perPage) => (await client.listPipelines(projectId, {}, { page: 1, perPage })).items,
+  signature,
+  message: (pipelines) => ({ pipelines }),
+};
