@@ -56,21 +56,19 @@ function discard(body: { on(event: 'error', listener: () => void): unknown; dest
   body.destroy();
 }
 
-/** Reads the log from byte `from`, calling `onBytes` for every piece past it; stops early when `onBytes` returns false. Returns the log's length read. */
-async function readLog(
-  client: GitlabClient,
-  projectId: number,
-  jobId: number,
-  from: number,
-  until: number | null,
-  onBytes: (bytes: Buffer) => boolean,
-): Promise<{ ranged: boolean; end: number }> {
+/**
+ * The log from byte `from` (to `until`, when given), in pieces of at most
+ * LOG_CHUNK_BYTES as they arrive: ranged where the server honours Range,
+ * else the whole log with the bytes before `from` skipped as they stream by.
+ * A consumer that stops early drops the rest of the body.
+ */
+async function* readLog(client: GitlabClient, projectId: number, jobId: number, from: number, until: number | null): AsyncGenerator<Buffer> {
   const range = until === null ? `bytes=${from}-` : `bytes=${from}-${until - 1}`;
   const response = await client.download(['projects', projectId, 'jobs', jobId, 'trace'], {}, from === 0 && until === null ? undefined : range);
   const path = `/api/v4/projects/${projectId}/jobs/${jobId}/trace`;
   if (response.status === 416) {
     discard(response.body);
-    return { ranged: true, end: from };
+    return;
   }
   if (response.status >= 300) {
     // Nothing GitLab wrote goes on: the status says enough.
@@ -78,12 +76,10 @@ async function readLog(
     if (response.status === 404 || response.status === 403 || response.status === 401) throw notVisible(`The log of job ${jobId}`, path);
     throw new UpstreamError(`GitLab answered ${response.status}.`, 'UPSTREAM_ERROR', { name: 'gitlab', status: response.status, method: 'GET', path });
   }
-  const ranged = response.status === 206;
-  let position = ranged ? from : 0;
+  let position = response.status === 206 ? from : 0;
   try {
     for await (const piece of response.body) {
       let bytes = piece as Buffer;
-      // A whole log (no Range): skip what was already sent, as it streams by.
       if (position < from) {
         const skip = Math.min(bytes.length, from - position);
         position += skip;
@@ -93,14 +89,13 @@ async function readLog(
       for (let at = 0; at < bytes.length; at += LOG_CHUNK_BYTES) {
         const slice = bytes.subarray(at, at + LOG_CHUNK_BYTES);
         position += slice.length;
-        if (!onBytes(slice)) return { ranged, end: position };
+        yield slice;
       }
-      if (until !== null && position >= until) return { ranged, end: position };
+      if (until !== null && position >= until) return;
     }
   } finally {
     discard(response.body);
   }
-  return { ranged, end: position };
 }
 
 /** One subscriber's queue of live chunks. */
@@ -190,44 +185,34 @@ export class LogWatch implements PollTask {
     }
   }
 
-  /** Bytes [0, until) of the log as chunks, or their last `tailLines` lines as one. */
+  /** Bytes [0, until) of the log as chunks, each handed on as it is read, or their last `tailLines` lines as one. */
   private async *initial(client: GitlabClient, until: number, tailLines: number | null): AsyncGenerator<LogChunk> {
     if (until === 0) return;
     const parser = new LogParser();
-    const pending: LogChunk[] = [];
     const tail: string[] = [];
-    let tailStart = 0;
     let lineStart = 0;
     let partial = '';
-    await readLog(client, this.projectId, this.jobId, 0, until, (bytes) => {
+    for await (const bytes of readLog(client, this.projectId, this.jobId, 0, until)) {
       const chunk = parser.feed(bytes);
-      if (!chunk) return true;
+      if (!chunk) continue;
       if (tailLines === null) {
-        pending.push(this.live(chunk));
-        return true;
+        yield this.live(chunk);
+        continue;
       }
       // Keep only the last lines, and where the first of them starts.
       const lines = (partial + chunk.raw).split('\n');
       partial = lines.pop() ?? '';
       for (const line of lines) {
         tail.push(line);
-        if (tail.length > tailLines) {
-          lineStart += Buffer.byteLength(`${tail.shift() ?? ''}\n`);
-        }
+        if (tail.length > tailLines) lineStart += Buffer.byteLength(`${tail.shift() ?? ''}\n`);
       }
-      tailStart = lineStart;
-      return true;
-    });
-    if (tailLines === null) {
-      yield* pending;
-      return;
     }
+    if (tailLines === null) return;
     if (partial !== '') tail.push(partial);
     while (tail.length > tailLines) lineStart += Buffer.byteLength(`${tail.shift() ?? ''}\n`);
-    tailStart = lineStart;
     const raw = tail.join('\n') + (partial === '' && tail.length > 0 ? '\n' : '');
     const lastLines = new LogParser();
-    lastLines.offset = tailStart;
+    lastLines.offset = lineStart;
     const chunk = lastLines.feed(Buffer.from(raw));
     if (chunk) yield this.live(chunk);
   }
@@ -240,14 +225,13 @@ export class LogWatch implements PollTask {
   private async read(): Promise<boolean> {
     const client = this.hub.scopeClient(this.credentials);
     let grew = false;
-    await readLog(client, this.projectId, this.jobId, this.parser.offset, null, (bytes) => {
+    for await (const bytes of readLog(client, this.projectId, this.jobId, this.parser.consumed, null)) {
+      if (this.stopped) break;
       const chunk = this.parser.feed(bytes);
-      if (chunk) {
-        grew = true;
-        for (const sink of this.sinks) sink.push(this.live(chunk));
-      }
-      return !this.stopped;
-    });
+      if (!chunk) continue;
+      grew = true;
+      for (const sink of this.sinks) sink.push(this.live(chunk));
+    }
     return grew;
   }
 

@@ -50,6 +50,11 @@ export class LogParser {
   /** Bytes of the log turned into chunks so far. */
   offset = 0;
   private held: Buffer = Buffer.alloc(0);
+
+  /** Bytes fed so far: the chunks' and those of a character still waiting for its last byte. The next read starts here. */
+  get consumed(): number {
+    return this.offset + this.held.length;
+  }
   private partial = '';
   private readonly open: { name: string; startedAt: string }[] = [];
 

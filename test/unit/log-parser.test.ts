@@ -36,6 +36,15 @@ describe('LogParser', () => {
     }
   });
 
+  it('counts a character split across reads in `consumed`, so the next read starts after it, not inside it', () => {
+    const parser = new LogParser();
+    const bytes = Buffer.from('ok ✓\n');
+    const cut = bytes.indexOf(0xe2) + 1;
+    expect(parser.feed(bytes.subarray(0, cut))?.raw).toBe('ok ');
+    expect([parser.offset, parser.consumed]).toEqual([3, 4]);
+    expect(parser.feed(bytes.subarray(parser.consumed))).toMatchObject({ offset: 3, raw: '✓\n' });
+  });
+
   it('reads sections with their times, durations and lines, nested and across chunks', () => {
     const parser = new LogParser();
     const bytes = Buffer.from(LOG);
