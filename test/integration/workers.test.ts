@@ -12,7 +12,9 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { SECRET, sseSubscribe } from '../helpers/subscriptions.js';
+import { createClient as createSseClient } from 'graphql-sse';
+import { Agent, fetch as undiciFetch } from 'undici';
+import { Reader, SECRET, sseSubscribe } from '../helpers/subscriptions.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/gitlab-webhooks/${name}`, import.meta.url), 'utf8');
@@ -126,10 +128,24 @@ describe('WORKERS=2', () => {
     const [victim, survivor] = group.workerPids();
     expect(victim).toBeDefined();
     expect(survivor).toBeDefined();
-    // Two long-lived connections in a row: round-robin puts one on each worker.
+    // Two new long-lived connections in a row (an agent of their own each, so no pooled connection is reused):
+    // the primary's round-robin puts one on each worker.
     const watch = 'subscription { jobStatusUpdated(projectId: "1", jobId: "1005") { restId status } }';
-    const subs = [sseSubscribe(group, watch), sseSubscribe(group, watch)];
-    for (const sub of subs) expect((await sub.next(10_000)).data).toBeDefined();
+    const fresh = () =>
+      new Reader(
+        createSseClient({
+          url: group.url.href,
+          headers: { 'private-token': 'demo-token' },
+          retryAttempts: 0,
+          singleConnection: false,
+          fetchFn: (input: RequestInfo | URL, init?: RequestInit) =>
+            undiciFetch(input as string, { ...(init as object), dispatcher: new Agent() }) as unknown as Promise<Response>,
+        }).iterate({ query: watch }),
+      );
+    const subs = [fresh()];
+    expect((await subs[0]?.next(10_000))?.data).toBeDefined();
+    subs.push(fresh());
+    expect((await subs[1]?.next(10_000))?.data).toBeDefined();
     process.kill(victim as number, 'SIGKILL');
     await vi.waitFor(() => expect(group.out.some((l) => l.includes(`(pid ${victim}) exited (SIGKILL); starting another`))).toBe(true), { timeout: 10_000 });
     expect((await query(group.url, '{ project(id: 1) { name } }')).body).toContain('"name":"Core"');
