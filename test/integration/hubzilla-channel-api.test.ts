@@ -243,6 +243,15 @@ describe('photos at every scale', () => {
     expect(anonymous.status).toBe(401);
     await anonymous.arrayBuffer();
   });
+
+  it('answers 502 with UPSTREAM_ERROR when the hub fails to serve a photo, and none of its words', async () => {
+    t.hubzilla.addFault({ path: 'photo', status: 500, body: 'PHP Fatal error: secret path /var/www' });
+    const res = await fetch(`${t.url.origin}/downloads/hubzilla/photos/${hash()}/2`, { headers: { 'x-hubzilla-authorization': DEMO } });
+    expect(res.status).toBe(502);
+    const body = await res.text();
+    expect(JSON.parse(body).errors[0].extensions.code).toBe('UPSTREAM_ERROR');
+    expect(body).not.toContain('/var/www');
+  });
 });
 
 describe('export', () => {

@@ -193,4 +193,13 @@ describe('jobLogAppended', () => {
     const tail = sseSubscribe(t, WATCH, { projectId: '1', jobId: '1013', tailLines: 0 });
     expect((await tail.next()).errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
   });
+
+  it('answers a log GitLab fails to serve with UPSTREAM_ERROR, and leaves nothing behind', async () => {
+    t = await createTestApp({ sandbox: { clock: 'manual' }, env: { POLL_INTERVAL_MS: '20', POLL_MAX_INTERVAL_MS: '40' } });
+    t.sandbox.addFault({ path: /\/jobs\/1013\/trace$/, status: 500, body: '{"message":"500 Internal Server Error"}' });
+    const sub = sseSubscribe(t, WATCH, { projectId: '1', jobId: '1013' });
+    const failed = await sub.next();
+    expect(failed.errors?.[0]?.extensions?.code).toBe('UPSTREAM_ERROR');
+    expect(JSON.stringify(failed)).not.toContain('Internal Server Error');
+  });
 });

@@ -187,6 +187,12 @@ describe('mutations', () => {
     expect(sent?.path).toBe('/api/v4/projects/7/pipeline');
   });
 
+  it('takes the project by full path too', async () => {
+    const r = await t.gql<Data>(CREATE, { input: { projectId: 'demo/playground', ref: 'main' } });
+    expect(r.data.pipelineCreate.errors).toEqual([]);
+    expect(r.data.pipelineCreate.pipeline.id).toMatch(/^gid:\/\/duograph\/Pipeline\/7\/\d+$/);
+  });
+
   it('answers an unknown ref as a user error on input.ref, and a Guest as FORBIDDEN', async () => {
     const r = await t.gql<Data>(CREATE, { input: { projectId: '7', ref: 'no-such-branch' } });
     expect(r.data.pipelineCreate).toEqual({ pipeline: null, errors: [{ message: 'Reference not found', field: ['input', 'ref'], code: 'INVALID' }] });

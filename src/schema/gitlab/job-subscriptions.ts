@@ -11,12 +11,12 @@ import type { HookRecord } from '../../upstreams/gitlab/records.js';
 import { isAnonymous } from '../../subscriptions/scope.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
-import { decodeGlobalId, restIdOf } from '../global-id.js';
+import { restIdOf } from '../global-id.js';
 import { runMutation, UserError, type UserErrorShape } from '../user-error.js';
 import { ProjectHook } from './hook.js';
 import type { LogChunk } from '../../subscriptions/job-log.js';
 import type { SectionPart } from '../../subscriptions/log-parser.js';
-import { Job, JOB_STATUSES, JobStatus, parseJobId, parsePipelineId, Pipeline } from './job.js';
+import { Job, JOB_STATUSES, JobStatus, Pipeline, projectScopedIdFromArg } from './job.js';
 import { knownOrNull } from './project-enums.js';
 import { Project, projectIdFromArg } from './project.js';
 
@@ -46,26 +46,11 @@ async function numericProjectId(ctx: Context, id: string): Promise<number> {
   return project.id;
 }
 
-/** A job argument: a Job global id (of the same project) or a numeric id. */
-function jobIdFromArg(id: string, projectId: number): number {
-  const plain = restIdOf(id);
-  if (plain !== null) return plain;
-  const decoded = decodeGlobalId(id);
-  if (decoded.typename !== 'Job') throw new InputError(`"${id.slice(0, 80)}" is not a Job id.`, ['jobId']);
-  const [jobProject, jobId] = parseJobId(decoded.id);
-  if (jobProject !== projectId) throw new InputError('The job belongs to another project.', ['jobId']);
-  return jobId;
-}
-
-/** A pipeline argument: a Pipeline global id (of the same project) or a numeric id. */
-function pipelineIdFromArg(id: string, projectId: number): number {
-  const plain = restIdOf(id);
-  if (plain !== null) return plain;
-  const decoded = decodeGlobalId(id);
-  if (decoded.typename !== 'Pipeline') throw new InputError(`"${id.slice(0, 80)}" is not a Pipeline id.`, ['pipelineId']);
-  const [pipelineProject, pipelineId] = parsePipelineId(decoded.id);
-  if (pipelineProject !== projectId) throw new InputError('The pipeline belongs to another project.', ['pipelineId']);
-  return pipelineId;
+/** A job or pipeline argument of a subscription: its global id (of the same project) or a numeric id. */
+function idInProject(id: string, typename: 'Job' | 'Pipeline', projectId: number, field: string): number {
+  const [owner, restId] = projectScopedIdFromArg(id, typename, projectId, field);
+  if (owner !== projectId) throw new InputError(`The ${typename === 'Job' ? 'job' : 'pipeline'} belongs to another project.`, [field]);
+  return restId;
 }
 
 /**
@@ -123,7 +108,7 @@ builder.subscriptionFields((t) => ({
       const tail = args.tailLines ?? null;
       if (tail !== null && (tail < 1 || tail > 10_000)) throw new InputError('tailLines must be between 1 and 10000.', ['tailLines']);
       const projectId = await numericProjectId(ctx, String(args.projectId));
-      return ctx.live.hub.watchJobLog(who, { projectId, jobId: jobIdFromArg(String(args.jobId), projectId), tailLines: tail });
+      return ctx.live.hub.watchJobLog(who, { projectId, jobId: idInProject(String(args.jobId), 'Job', projectId, 'jobId'), tailLines: tail });
     },
     resolve: lastUnlessRevoked,
   }),
@@ -145,7 +130,7 @@ builder.subscriptionFields((t) => ({
       if (given !== null && pipelineId === null) throw new InputError(`"${given.slice(0, 80)}" is not a pipeline id.`, ['pipelineId']);
       return ctx.live.hub.watchJobs(who, {
         projectId,
-        jobId: args.jobId === null || args.jobId === undefined ? null : jobIdFromArg(String(args.jobId), projectId),
+        jobId: args.jobId === null || args.jobId === undefined ? null : idInProject(String(args.jobId), 'Job', projectId, 'jobId'),
         pipelineId,
         statuses: args.statuses ?? null,
       });
@@ -167,7 +152,8 @@ builder.subscriptionFields((t) => ({
       const projectId = await numericProjectId(ctx, String(args.projectId));
       return ctx.live.hub.watchPipelines(who, {
         projectId,
-        pipelineId: args.pipelineId === null || args.pipelineId === undefined ? null : pipelineIdFromArg(String(args.pipelineId), projectId),
+        pipelineId:
+          args.pipelineId === null || args.pipelineId === undefined ? null : idInProject(String(args.pipelineId), 'Pipeline', projectId, 'pipelineId'),
         ref: args.ref ?? null,
         statuses: args.statuses ?? null,
       });

@@ -246,18 +246,34 @@ export const JobConnection = builder.connectionObject(
   { name: 'JobEdge', description: 'A job with its cursor.' },
 );
 
+/** The local id of a job or pipeline, "42/1001", as [project, id]; throws InputError for anything else. */
+function projectScopedPair(id: string, what: 'job' | 'pipeline'): [number, number] {
+  const pair = restIdPairOf(id);
+  if (!pair) throw new InputError(`"${id.slice(0, 80)}" is not a ${what} id.`, ['id']);
+  return pair;
+}
+
 /** A pipeline's local id "42/4100000001" to [42, 4100000001]; throws InputError for anything else. */
 export function parsePipelineId(id: string): [number, number] {
-  const pair = restIdPairOf(id);
-  if (!pair) throw new InputError(`"${id.slice(0, 80)}" is not a pipeline id.`, ['id']);
-  return pair;
+  return projectScopedPair(id, 'pipeline');
 }
 
 /** "42/1001" to [42, 1001]; throws InputError for anything else. */
 export function parseJobId(id: string): [number, number] {
-  const pair = restIdPairOf(id);
-  if (!pair) throw new InputError(`"${id.slice(0, 80)}" is not a job id.`, ['id']);
-  return pair;
+  return projectScopedPair(id, 'job');
+}
+
+/**
+ * A job or pipeline argument as [project, id]: its global id, or a plain
+ * number within `projectId` when one is given. `field` names the argument
+ * in errors.
+ */
+export function projectScopedIdFromArg(id: string, typename: 'Job' | 'Pipeline', projectId?: number, field = 'id'): [number, number] {
+  const plain = restIdOf(id);
+  if (plain !== null && projectId !== undefined) return [projectId, plain];
+  const decoded = decodeGlobalId(id);
+  if (decoded.typename !== typename) throw new InputError(`"${id.slice(0, 80)}" is not a ${typename} id.`, [field]);
+  return projectScopedPair(decoded.id, typename === 'Job' ? 'job' : 'pipeline');
 }
 
 /**
@@ -334,11 +350,7 @@ function listJobs(
 
 /** The job a `Project.job(id:)` or mutation argument names: a Job global id, or a plain number within `projectId`. */
 function jobKeyFromArg(id: string, projectId?: number): [number, number] {
-  const jobId = restIdOf(id);
-  if (jobId !== null && projectId !== undefined) return [projectId, jobId];
-  const decoded = decodeGlobalId(id);
-  if (decoded.typename !== 'Job') throw new InputError(`"${id.slice(0, 80)}" is not a Job id.`, ['id']);
-  return parseJobId(decoded.id);
+  return projectScopedIdFromArg(id, 'Job', projectId);
 }
 
 builder.objectFields(Project, (t) => ({

@@ -1,20 +1,11 @@
-/**
- * CI pipelines as first-class nodes: Project.pipelines (every filter of
- * GitLab's pipelines API), Project.pipeline(id), the fields of one pipeline
- * (read in full once where a list or a job carried only the basic ones),
- * its bridges, variables, test report summary and head commit, and the
- * mutations pipelineCreate, pipelineRetry, pipelineCancel, pipelineDelete.
- */
-import { InputError } from '../../errors.js';
 import type { BridgeRecord, PipelineVariableRecord, TestReportSummaryRecord } from '../../upstreams/gitlab/records.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { UPSTREAM_CALL } from '../cost.js';
-import { decodeGlobalId, restIdOf } from '../global-id.js';
 import { resolveConnection } from '../pagination.js';
 import { UserError, inputError, runMutation, type UserErrorShape } from '../user-error.js';
-import { Commit, JobScope, parsePipelineId, Pipeline, type PipelineModel } from './job.js';
-import { Project } from './project.js';
+import { Commit, JobScope, Pipeline, type PipelineModel, projectScopedIdFromArg } from './job.js';
+import { Project, projectIdFromArg } from './project.js';
 import { SortDirection } from './project-enums.js';
 import { User } from './user.js';
 
@@ -227,15 +218,6 @@ builder.objectFields(Pipeline, (t) => {
   };
 });
 
-/** A pipeline argument: a Pipeline global id, or a plain number within `projectId`. */
-function pipelineKeyFromArg(id: string, projectId?: number): [number, number] {
-  const pipelineId = restIdOf(id);
-  if (pipelineId !== null && projectId !== undefined) return [projectId, pipelineId];
-  const decoded = decodeGlobalId(id);
-  if (decoded.typename !== 'Pipeline') throw new InputError(`"${id.slice(0, 80)}" is not a Pipeline id.`, ['id']);
-  return parsePipelineId(decoded.id);
-}
-
 function hubTime(value: Date | null | undefined): string | undefined {
   return value ? value.toISOString() : undefined;
 }
@@ -290,7 +272,7 @@ builder.objectFields(Project, (t) => ({
     description: 'One pipeline of the project; null when it does not exist.',
     args: { id: t.arg.id({ required: true, description: 'Global id or numeric id of the pipeline.' }) },
     resolve: (p, args, ctx) => {
-      const [projectId, pipelineId] = pipelineKeyFromArg(String(args.id), p.id);
+      const [projectId, pipelineId] = projectScopedIdFromArg(String(args.id), 'Pipeline', p.id);
       return projectId === p.id ? ctx.gitlab.loaders.pipeline(projectId, pipelineId) : null;
     },
   }),
@@ -324,7 +306,7 @@ const PipelineVariableInput = builder.inputType('PipelineVariableInput', {
 const PipelineCreateInput = builder.inputType('PipelineCreateInput', {
   description: 'A new pipeline.',
   fields: (t) => ({
-    projectId: t.id({ required: true, description: 'Global id or numeric id of the project.' }),
+    projectId: t.id({ required: true, description: 'Global id, numeric id or full path of the project.' }),
     ref: t.string({ required: true, description: 'Branch or tag to run the pipeline for.' }),
     variables: t.field({ type: [PipelineVariableInput], description: 'Variables for the pipeline.' }),
   }),
@@ -337,7 +319,7 @@ builder.mutationField('pipelineCreate', (t) =>
     description: 'Starts a pipeline for a branch or tag (Developer). An unknown ref is a user error on `input.ref`.',
     args: { input: t.arg({ type: PipelineCreateInput, required: true, description: 'The pipeline.' }) },
     resolve: async (_root, { input }, ctx) => {
-      const projectId = projectIdFromArg(String(input.projectId));
+      const projectId = projectIdFromArg(String(input.projectId), 'projectId');
       const errors: UserErrorShape[] = [];
       if (input.ref.trim() === '') errors.push(inputError('ref', 'ref must not be empty.', 'MISSING'));
       for (const variable of input.variables ?? []) {
@@ -355,16 +337,6 @@ builder.mutationField('pipelineCreate', (t) =>
     },
   }),
 );
-
-/** A project argument: a Project global id, or a numeric id. */
-function projectIdFromArg(id: string): number {
-  const numeric = restIdOf(id);
-  if (numeric !== null) return numeric;
-  const decoded = decodeGlobalId(id);
-  const projectId = decoded.typename === 'Project' ? restIdOf(decoded.id) : null;
-  if (projectId === null) throw new InputError(`"${id.slice(0, 80)}" is not a Project id.`, ['projectId']);
-  return projectId;
-}
 
 const PipelineIdInput = (name: string) =>
   builder.inputType(name, {
@@ -386,7 +358,7 @@ for (const [name, action, description, pipelineDescription] of ACTIONS) {
       description,
       args: { input: t.arg({ type: PipelineIdInput(`${Name}Input`), required: true, description: 'The pipeline.' }) },
       resolve: async (_root, { input }, ctx) => {
-        const [projectId, pipelineId] = pipelineKeyFromArg(String(input.id));
+        const [projectId, pipelineId] = projectScopedIdFromArg(String(input.id), 'Pipeline');
         const { result, errors } = await runMutation(() => ctx.gitlab.client.pipelineAction(projectId, pipelineId, action));
         if (result) ctx.gitlab.loaders.primePipeline(result);
         return { pipeline: result, errors };
@@ -402,7 +374,7 @@ builder.mutationField('pipelineDelete', (t) =>
     description: 'Deletes a pipeline and its jobs (project Owner).',
     args: { input: t.arg({ type: PipelineIdInput('PipelineDeleteInput'), required: true, description: 'The pipeline.' }) },
     resolve: async (_root, { input }, ctx) => {
-      const [projectId, pipelineId] = pipelineKeyFromArg(String(input.id));
+      const [projectId, pipelineId] = projectScopedIdFromArg(String(input.id), 'Pipeline');
       const { errors } = await runMutation(() => ctx.gitlab.client.deletePipeline(projectId, pipelineId));
       return { pipeline: null, errors };
     },

@@ -327,10 +327,9 @@ export class GitlabClient {
   }
 
   /** POST /projects/:id/pipeline (singular, as GitLab routes it): a new pipeline for `ref`, with variables. */
-  async createPipeline(id: number, ref: string, variables: readonly { key: string; value: string; variable_type: string }[]): Promise<PipelineRecord> {
-    const body = (await this.send<PipelineRecord>('POST', ['projects', id, 'pipeline'], { ref, variables: variables.length ? [...variables] : undefined }))
-      .body;
-    return { ...body, project_id: body.project_id ?? id };
+  async createPipeline(id: number | string, ref: string, variables: readonly { key: string; value: string; variable_type: string }[]): Promise<PipelineRecord> {
+    // GitLab's answer carries project_id, which is what its node id needs: the project may have been named by path.
+    return (await this.send<PipelineRecord>('POST', ['projects', id, 'pipeline'], { ref, variables: variables.length ? [...variables] : undefined })).body;
   }
 
   /** POST /projects/:id/pipelines/:pipeline_id/{retry,cancel}: the pipeline after the action. */
