@@ -90,6 +90,36 @@ export interface Config {
   readonly workers: number;
   /** GraphiQL opens with the sandbox's demo credentials (SANDBOX_CREDENTIALS): set by a primary for its workers when it runs the sandbox. */
   readonly sandboxCredentials: boolean;
+  /** Trusted documents: a JSON file, or a folder of them, mapping ids to operations (PERSISTED_DOCUMENTS); null: none. */
+  readonly persistedDocuments: string | null;
+  /** Refuse any operation that is not one of PERSISTED_DOCUMENTS (PERSISTED_DOCUMENTS_ONLY). Default false. */
+  readonly persistedDocumentsOnly: boolean;
+  /** Fields whose resolvers get a span each, as `Type.field` coordinates, or `*` for every field with a resolver of its own (TRACE_RESOLVERS). Default none. */
+  readonly traceResolvers: readonly string[];
+  /** OpenTelemetry trace export, from the standard OTEL_* variables; null (the default) when no OTLP endpoint is set. */
+  readonly tracing: TracingConfig | null;
+}
+
+/** Where and how traces are exported (OTLP over HTTP), read from the standard OTEL_* variables. */
+export interface TracingConfig {
+  /** The traces URL: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given, or OTEL_EXPORTER_OTLP_ENDPOINT plus `/v1/traces`. */
+  readonly url: URL;
+  /** OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL: `http/protobuf` (the default) or `http/json`. */
+  readonly protocol: 'http/protobuf' | 'http/json';
+  /** OTEL_EXPORTER_OTLP_(TRACES_)HEADERS, e.g. an API key of the collector: sent to the collector only, never logged. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** OTEL_EXPORTER_OTLP_(TRACES_)TIMEOUT, in ms. Default 10,000. */
+  readonly timeoutMs: number;
+  /** OTEL_SERVICE_NAME. Default duograph. */
+  readonly serviceName: string;
+  /** OTEL_RESOURCE_ATTRIBUTES, decoded. */
+  readonly resourceAttributes: Readonly<Record<string, string>>;
+  /** OTEL_TRACES_SAMPLER: whether a caller's sampling decision is followed (`parentbased_*`, the default), and the root decision. */
+  readonly sampler: { readonly parentBased: boolean; readonly root: 'always_on' | 'always_off' | 'traceidratio' };
+  /** OTEL_TRACES_SAMPLER_ARG for `traceidratio`, 0 to 1. Default 1. */
+  readonly samplerRatio: number;
+  /** OTEL_BSP_SCHEDULE_DELAY: how long spans wait to be sent in a batch, in ms. Default 5,000. */
+  readonly scheduleDelayMs: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -127,6 +157,19 @@ function flag(raw: string, name: string): boolean {
   if (['1', 'true', 'yes', 'on'].includes(value)) return true;
   if (['0', 'false', 'no', 'off', ''].includes(value)) return false;
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function coordinates(raw: string, name: string): readonly string[] {
+  const list = raw
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+  for (const item of list) {
+    if (item !== '*' && !/^[A-Za-z_][A-Za-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*$/.test(item)) {
+      throw new ConfigError(`${name} must list Type.field coordinates or *, got "${item}"`);
+    }
+  }
+  return list;
 }
 
 function secret(raw: string, name: string): string | null {
@@ -360,6 +403,27 @@ const OPTIONS = [
     parse: flag,
   },
   {
+    key: 'persistedDocuments',
+    env: 'PERSISTED_DOCUMENTS',
+    flag: '--persisted-documents',
+    help: 'trusted documents: a JSON file or folder of id -> operation (Relay, GraphQL Codegen; default none)',
+    parse: filePath,
+  },
+  {
+    key: 'persistedDocumentsOnly',
+    env: 'PERSISTED_DOCUMENTS_ONLY',
+    flag: '--persisted-documents-only',
+    help: 'refuse operations that are not trusted documents (default false)',
+    parse: flag,
+  },
+  {
+    key: 'traceResolvers',
+    env: 'TRACE_RESOLVERS',
+    flag: '--trace-resolvers',
+    help: 'with tracing on, a span per resolver of these Type.field coordinates, or * (default none)',
+    parse: coordinates,
+  },
+  {
     key: 'requireCredentials',
     env: 'REQUIRE_CREDENTIALS',
     flag: '--require-credentials',
@@ -463,6 +527,10 @@ const DEFAULTS: Config = {
   heapGrowingPercent: 100,
   workers: 1,
   sandboxCredentials: false,
+  persistedDocuments: null,
+  persistedDocumentsOnly: false,
+  traceResolvers: [],
+  tracing: null,
 };
 
 /** Lines for `--help`: every option with its flag and env variable. */
@@ -497,5 +565,85 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
   if ((config.pollMaxIntervalMs as number) < (config.pollIntervalMs as number)) {
     throw new ConfigError('POLL_MAX_INTERVAL_MS must not be below POLL_INTERVAL_MS');
   }
+  if (config.persistedDocumentsOnly && !config.persistedDocuments) {
+    throw new ConfigError('PERSISTED_DOCUMENTS_ONLY needs PERSISTED_DOCUMENTS (the documents to accept)');
+  }
+  config.tracing = tracingConfig(env);
   return Object.freeze(config as unknown as Config);
+}
+
+const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'];
+
+/**
+ * Trace export from the standard OTEL_* variables (the OpenTelemetry SDK
+ * configuration spec): on when an OTLP endpoint is set, unless
+ * OTEL_SDK_DISABLED is true or OTEL_TRACES_EXPORTER is `none`. Only OTLP over
+ * HTTP is built in; a `grpc` protocol is refused rather than ignored.
+ */
+export function tracingConfig(env: Readonly<Record<string, string | undefined>>): TracingConfig | null {
+  const get = (name: string) => {
+    const value = env[name]?.trim();
+    return value ? value : undefined;
+  };
+  const traces = get('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
+  const base = get('OTEL_EXPORTER_OTLP_ENDPOINT');
+  if (!traces && !base) return null;
+  if (get('OTEL_SDK_DISABLED')?.toLowerCase() === 'true') return null;
+  const exporter = get('OTEL_TRACES_EXPORTER')?.toLowerCase();
+  if (exporter === 'none') return null;
+  if (exporter && exporter !== 'otlp') throw new ConfigError(`OTEL_TRACES_EXPORTER must be otlp or none, got "${exporter}"`);
+  const name = traces ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : 'OTEL_EXPORTER_OTLP_ENDPOINT';
+  let url: URL;
+  try {
+    url = traces ? new URL(traces) : new URL(`${(base as string).replace(/\/+$/, '')}/v1/traces`);
+  } catch {
+    throw new ConfigError(`${name} must be an http(s) URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name} must be an http(s) URL`);
+  const protocol = get('OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ?? get('OTEL_EXPORTER_OTLP_PROTOCOL') ?? 'http/protobuf';
+  if (protocol !== 'http/protobuf' && protocol !== 'http/json') {
+    throw new ConfigError(`OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json (grpc is not built in), got "${protocol}"`);
+  }
+  const sampler = (get('OTEL_TRACES_SAMPLER') ?? 'parentbased_always_on').toLowerCase();
+  if (!SAMPLERS.includes(sampler)) throw new ConfigError(`OTEL_TRACES_SAMPLER must be one of ${SAMPLERS.join(', ')}, got "${sampler}"`);
+  const ratioRaw = get('OTEL_TRACES_SAMPLER_ARG');
+  const samplerRatio = ratioRaw === undefined ? 1 : Number(ratioRaw);
+  if (!Number.isFinite(samplerRatio) || samplerRatio < 0 || samplerRatio > 1) {
+    throw new ConfigError(`OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1, got "${ratioRaw}"`);
+  }
+  const headersRaw = get('OTEL_EXPORTER_OTLP_TRACES_HEADERS') ?? get('OTEL_EXPORTER_OTLP_HEADERS');
+  const timeoutRaw = get('OTEL_EXPORTER_OTLP_TRACES_TIMEOUT') ?? get('OTEL_EXPORTER_OTLP_TIMEOUT');
+  const delayRaw = get('OTEL_BSP_SCHEDULE_DELAY');
+  return {
+    url,
+    protocol,
+    headers: keyValues(headersRaw, 'OTEL_EXPORTER_OTLP_HEADERS'),
+    timeoutMs: timeoutRaw === undefined ? 10_000 : integer(1, 600_000)(timeoutRaw, 'OTEL_EXPORTER_OTLP_TIMEOUT'),
+    serviceName: get('OTEL_SERVICE_NAME') ?? 'duograph',
+    resourceAttributes: keyValues(get('OTEL_RESOURCE_ATTRIBUTES'), 'OTEL_RESOURCE_ATTRIBUTES'),
+    sampler: {
+      parentBased: sampler.startsWith('parentbased_'),
+      root: sampler.replace(/^parentbased_/, '') as TracingConfig['sampler']['root'],
+    },
+    samplerRatio,
+    scheduleDelayMs: delayRaw === undefined ? 5_000 : integer(0, 600_000)(delayRaw, 'OTEL_BSP_SCHEDULE_DELAY'),
+  };
+}
+
+/** `key1=value1,key2=value2`, values percent-decoded (the W3C baggage format OTEL_* lists use). The message never quotes a value: it may be an API key. */
+function keyValues(raw: string | undefined, name: string): Record<string, string> {
+  const pairs: Record<string, string> = {};
+  if (!raw) return pairs;
+  for (const item of raw.split(',')) {
+    if (!item.trim()) continue;
+    const at = item.indexOf('=');
+    const key = at > 0 ? item.slice(0, at).trim() : '';
+    if (!key) throw new ConfigError(`${name} must be a list of key=value pairs`);
+    try {
+      pairs[key] = decodeURIComponent(item.slice(at + 1).trim());
+    } catch {
+      throw new ConfigError(`${name} has a value that is not percent-encoded correctly (key "${key}")`);
+    }
+  }
+  return pairs;
 }

@@ -12,6 +12,8 @@ import { configHelp, ConfigError, loadConfig, type Config } from './config.js';
 import type { GitlabSandbox } from './sandbox/gitlab/server.js';
 import type { HubzillaSandbox } from './sandbox/hubzilla/server.js';
 import { buildApp, leaseTtlMs } from './server/app.js';
+import { PersistedDocumentsError } from './server/persisted-documents.js';
+import type { Tracing } from './server/tracing.js';
 import { printSchemaSdl } from './schema/index.js';
 // The sandboxes and Apollo composition load only when used: a gateway in front of real upstreams does not carry them.
 
@@ -84,6 +86,7 @@ async function serveWorker(config: Config): Promise<() => Promise<void>> {
   if (config.heapGrowingPercent > 0) setFlagsFromString(`--heap-growing-percent=${config.heapGrowingPercent}`);
   const app = buildApp({
     config,
+    tracing: await startTracing(config),
     gitlabUrl: config.gitlabUrl ?? new URL('http://localhost'),
     hubzillaUrl: config.hubzillaUrl ?? undefined,
     processMetrics: true,
@@ -92,6 +95,13 @@ async function serveWorker(config: Config): Promise<() => Promise<void>> {
   });
   reportReady(await app.listen(config.port, config.host), app.metrics.registry);
   return () => app.close();
+}
+
+/** OpenTelemetry, when an OTLP endpoint is set; the SDK is not loaded otherwise. */
+async function startTracing(config: Config): Promise<Tracing | null> {
+  if (!config.tracing) return null;
+  const tracing = await import('./server/tracing.js');
+  return tracing.startTracing(config.tracing, { resolvers: config.traceResolvers.length > 0 });
 }
 
 async function serve(config: Config): Promise<() => Promise<void>> {
@@ -107,8 +117,10 @@ async function serve(config: Config): Promise<() => Promise<void>> {
   const gitlabUrl = config.gitlabUrl ?? new URL(sandbox?.url ?? '');
   const hubzillaSandbox = config.hubzillaUrl ? null : await startHubzilla(config);
   const hubzillaUrl = config.hubzillaUrl ?? new URL(hubzillaSandbox?.url ?? '');
+  const tracing = await startTracing(config);
   const app = buildApp({
     config,
+    tracing,
     gitlabUrl,
     hubzillaUrl,
     processMetrics: true,
@@ -126,6 +138,9 @@ async function serve(config: Config): Promise<() => Promise<void>> {
   if (sandbox) console.log(`Demo credentials (send as a header):\n${await demoCredentials()}`);
   console.log(`Hubzilla upstream: ${hubzillaUrl.origin}${hubzillaSandbox ? ' (built-in sandbox)' : ''}`);
   if (hubzillaSandbox) console.log(`Hubzilla demo credentials (send as a header):\n${hubzillaDemoCredentials()}`);
+  // The host only: the URL's path and the export headers may carry a collector's key.
+  if (config.tracing) console.log(`Traces: OTLP ${config.tracing.protocol} to ${config.tracing.url.host} (service ${config.tracing.serviceName})`);
+  if (config.persistedDocuments) console.log(`Trusted documents: ${config.persistedDocumentsOnly ? 'only these run' : 'accepted by id beside any query'}`);
   return async () => {
     await app.close();
     await sandbox?.close();
@@ -142,6 +157,8 @@ function startFailure(error: unknown, config: Config): string | null {
   if (code === 'ENOTFOUND' || code === 'EADDRNOTAVAIL' || code === 'EAI_AGAIN') {
     return `cannot listen on host "${config.host ?? ''}": it is not an address of this machine (set HOST or --host)`;
   }
+  if (error instanceof PersistedDocumentsError) return `PERSISTED_DOCUMENTS: ${error.message}`;
+  if (error instanceof ConfigError) return error.message;
   // The Redis bus refuses to start rather than lose events across instances (event-bus.ts).
   if (error instanceof Error && error.message.startsWith('Redis (REDIS_URL)')) return error.message;
   return null;

@@ -201,6 +201,8 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   /** The raw request body as text; '' when there is none. */
   body: string;
+  /** The id the server sent back in its own `X-Request-Id` (GitLab's correlation id); none for a server that sends none. */
+  responseRequestId?: string;
 }
 
 /**

@@ -3,6 +3,7 @@
  * loaders. Built by the server for each GraphQL request (or subscription),
  * so nothing in it is shared between requests or callers.
  */
+import type { RequestScope } from '../request-scope.js';
 import type { GitlabClient } from '../upstreams/gitlab/client.js';
 import type { GitlabLoaders } from '../upstreams/gitlab/loaders.js';
 import type { HubzillaClient } from '../upstreams/hubzilla/client.js';
@@ -27,6 +28,8 @@ export interface Context {
   defaultPageSize: number;
   /** Subscriptions: the shared hub and what it needs of this caller. */
   live: LiveContext;
+  /** The request this operation serves: its id, trace context and span (server/tracing.ts sets the operation's). */
+  scope: RequestScope;
 }
 
 export interface LiveContext {

@@ -3,7 +3,7 @@
  * clients. Listens only when asked, so tests and main share it.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
@@ -11,13 +11,14 @@ import { createFetch } from '@whatwg-node/fetch';
 import { createGraphQLError, createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from '../config.js';
 import { InputError } from '../errors.js';
+import { type RequestScope, requestScopeFrom } from '../request-scope.js';
 import type { Context } from '../schema/context.js';
 import { buildSchema } from '../schema/index.js';
 import { GitlabClient } from '../upstreams/gitlab/client.js';
 import { GitlabLoaders } from '../upstreams/gitlab/loaders.js';
 import { GITLAB_ROUTE_WORDS } from '../upstreams/gitlab/route-words.js';
 import { HUBZILLA_ROUTE_WORDS } from '../upstreams/hubzilla/route-words.js';
-import { HttpClient } from '../upstreams/http.js';
+import { HttpClient, type UpstreamCall } from '../upstreams/http.js';
 import { ConcurrencyLimiter, type ResiliencePolicy } from '../upstreams/resilience.js';
 import { createMemoryEventBus, createRedisEventBus, type EventBus } from '../subscriptions/event-bus.js';
 import { SubscriptionHub } from '../subscriptions/hub.js';
@@ -27,12 +28,14 @@ import { createHubzillaContext } from './hubzilla-context.js';
 import { handleHubzillaDownload } from './hubzilla-downloads.js';
 import { graphiqlPage, graphiqlTabs } from './graphiql.js';
 import { handleHealth } from './health.js';
-import { createLogger, logRequest, yogaLogger, type Logger } from './logger.js';
+import { createLogger, logRequest, QUIET_PATHS, requestFields, useRequestIdOnErrors, yogaLogger, type Logger } from './logger.js';
 import { Metrics } from './metrics.js';
 import { InFlightRequests } from './shutdown.js';
 import { limitPlugins, readBoundedBody } from './limits.js';
 import { useCompiledExecution } from './jit.js';
 import { maskError } from './mask-error.js';
+import { PersistedDocuments, readPersistedDocuments } from './persisted-documents.js';
+import type { Tracing } from './tracing.js';
 import { GITLAB_WEBHOOK_PATH, handleGitlabWebhook } from './webhooks.js';
 import { attachWebSocket, type WebSocketEndpoint } from './websocket.js';
 
@@ -52,6 +55,8 @@ export interface AppOptions {
   processMetrics?: boolean;
   /** How often a webhook-fed poller checks its credentials (the hub's default, 60 s, unless a test shortens it). */
   accessRecheckMs?: number;
+  /** Traces (tracing.ts), when an OTLP endpoint is configured; main starts it before the app. */
+  tracing?: Tracing | null;
   /** In a worker of a group (WORKERS > 1): the bus through the primary, and the group's readiness and metrics. */
   worker?: { bus: EventBus; groupReady: () => Promise<boolean>; groupMetrics: () => Promise<string> };
 }
@@ -122,6 +127,17 @@ export function buildApp(options: AppOptions): App {
     groupMetrics: options.worker?.groupMetrics,
   });
   const inFlight = new InFlightRequests();
+  const tracing = options.tracing ?? null;
+  // One debug line per upstream call, with the gateway's request id (the logger's mixin) and the upstream's own.
+  const onCall = (call: UpstreamCall) => {
+    metrics.observeUpstream(call);
+    if (!logger.isLevelEnabled('debug')) return;
+    const { upstream, method, route, status, upstreamRequestId } = call;
+    logger.debug(
+      { ...requestFields(call.scope), upstream, method, route, status, durationMs: Math.round(call.durationMs), upstreamRequestId },
+      'upstream call',
+    );
+  };
   let shuttingDown = false;
   let closing: Promise<void> | null = null;
   const gitlab = new HttpClient({
@@ -131,8 +147,9 @@ export function buildApp(options: AppOptions): App {
     connections: config.upstreamConnections,
     maxResponseBytes: config.upstreamMaxResponseBytes,
     policy: upstreamPolicy(config),
-    onCall: metrics.observeUpstream,
+    onCall,
     routeWords: GITLAB_ROUTE_WORDS,
+    tracer: tracing?.upstream,
   });
   const hubzilla = options.hubzillaUrl
     ? new HttpClient({
@@ -142,11 +159,16 @@ export function buildApp(options: AppOptions): App {
         connections: config.upstreamConnections,
         maxResponseBytes: config.upstreamMaxResponseBytes,
         policy: upstreamPolicy(config),
-        onCall: metrics.observeUpstream,
+        onCall,
         routeWords: HUBZILLA_ROUTE_WORDS,
+        tracer: tracing?.upstream,
       })
     : null;
   const schema = buildSchema();
+  if (tracing && config.traceResolvers.length) tracing.traceResolvers(schema, config.traceResolvers);
+  const persisted = config.persistedDocuments
+    ? new PersistedDocuments(config.persistedDocumentsOnly, readPersistedDocuments(config.persistedDocuments), schema)
+    : null;
   const log = options.log ?? ((message: string) => logger.warn(message));
   // Redis reaches every instance and every worker; without it, a worker's events go through its primary.
   const bus: EventBus = config.redisUrl
@@ -183,15 +205,22 @@ export function buildApp(options: AppOptions): App {
     fetchAPI: createFetch({ formDataLimits: { fileSize: config.maxUploadBytes, files: 10, fieldSize: 1024 * 1024, fields: 100 } }),
     // Multipart and GET requests need a header a cross-site form cannot send.
     plugins: [
+      // Trusted documents first: a refused request costs nothing further.
+      ...(persisted ? [persisted.plugin()] : []),
       useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'graphql-preflight', 'apollo-require-preflight'] }),
       // @defer and @stream: slow fields (traces, languages, forks' parents) arrive in later parts of a multipart response.
       useDeferStream(),
       useCompiledExecution(),
       metrics.plugin(),
+      useRequestIdOnErrors(),
       // Depth, aliases, tokens, directives, cost in upstream calls, no field suggestions: refused before any resolver runs.
       ...limitPlugins(config, budget),
+      // Last, so that its execute function wraps whichever the others chose.
+      ...(tracing ? [tracing.plugin()] : []),
     ],
-    context: ({ request }) => {
+    context: ({ request, scope: given }) => {
+      // One scope per operation (a batch has several), from the request's: the operation's span is its own.
+      const scope: RequestScope = { ...((given as RequestScope | undefined) ?? requestScopeFrom(Object.fromEntries(request.headers))) };
       let credentials: Record<string, string>;
       try {
         credentials = gitlabCredentials(request.headers, new URL(request.url));
@@ -201,10 +230,11 @@ export function buildApp(options: AppOptions): App {
         }
         throw error;
       }
-      const client = new GitlabClient(gitlab, credentials, request.signal);
+      const client = new GitlabClient(gitlab, credentials, request.signal, scope);
       return {
+        scope,
         gitlab: { client, loaders: new GitlabLoaders(client) },
-        hubzilla: createHubzillaContext(hubzilla, request.headers, request.signal),
+        hubzilla: createHubzillaContext(hubzilla, request.headers, request.signal, scope),
         defaultPageSize: config.defaultPageSize,
         live: { hub, credentials, signal: request.signal, requireCredentials: config.requireCredentials, receiver: { url: webhookUrl, secret: webhookSecret } },
       };
@@ -214,6 +244,10 @@ export function buildApp(options: AppOptions): App {
   const tabs = graphiqlTabs(options.graphiqlHeaders ?? {});
   const graphiql = graphiqlPage({
     path: '/graphql',
+    // Every document GraphiQL sends would be refused.
+    offReason: persisted?.only
+      ? 'GraphiQL is off: this gateway runs trusted documents only (PERSISTED_DOCUMENTS_ONLY). Send the id of a persisted document to /graphql.'
+      : undefined,
     render: {
       title: 'duograph',
       defaultTabs: tabs,
@@ -226,8 +260,15 @@ export function buildApp(options: AppOptions): App {
   });
 
   const server = createServer((req, res) => {
+    const scope = requestScopeFrom(req.headers);
+    res.setHeader('x-request-id', scope.requestId);
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (tracing && !QUIET_PATHS.has(path)) tracing.serve(req, res, routeOf(path), scope);
+    handle(req, res, scope);
+  });
+  const handle = (req: IncomingMessage, res: ServerResponse, scope: RequestScope) => {
     inFlight.track(res);
-    logRequest(logger, req, res);
+    logRequest(logger, req, res, scope);
     // Clients should take their next request to another instance.
     if (shuttingDown) res.setHeader('connection', 'close');
     if (
@@ -241,23 +282,24 @@ export function buildApp(options: AppOptions): App {
       return;
     if (metrics.handle(req, res)) return;
     if (handleGitlabWebhook(req, res, { secret: webhookSecret, maxBytes: config.webhookMaxBytes, hub, log })) return;
-    if (handleDownload(req, res, gitlab) || handleHubzillaDownload(req, res, hubzilla)) return;
+    if (handleDownload(req, res, gitlab, scope) || handleHubzillaDownload(req, res, hubzilla, scope)) return;
     if (graphiql.handle(req, res)) return;
     // Yoga has no body size limit of its own: a JSON body is read here, capped; multipart is capped by formDataLimits.
     if (req.method === 'POST' && !/^multipart\//i.test(req.headers['content-type'] ?? '')) {
       void readBoundedBody(req, res, config.maxBodyBytes).then(async (ok) => {
-        if (ok) await yoga(req, res);
+        if (ok) await yoga(req, res, { scope });
       });
       return;
     }
-    void yoga(req, res);
-  });
+    void yoga(req, res, { scope });
+  };
   // Unauthenticated GETs both upstreams answer cheaply (GitLab with 401 on private instances: still up).
   const readinessTargets = [{ client: gitlab, path: ['version'] }, ...(hubzilla ? [{ client: hubzilla, path: ['version'] }] : [])];
   const websocket = attachWebSocket({
     server,
     yoga,
     requireCredentials: config.requireCredentials,
+    persisted,
     verify: (credentials) => new GitlabClient(gitlab, credentials).verifyCredentials(),
   });
   return {
@@ -302,6 +344,15 @@ export function buildApp(options: AppOptions): App {
     await bus.close();
     await gitlab.close();
     await hubzilla?.close();
+    await tracing?.shutdown();
     logger.info('shutdown complete');
   }
+}
+
+/** The route of a request path for its span: a known path, or a download's first segments; never an id or a path of GitLab's. */
+function routeOf(path: string): string {
+  if (path === '/graphql' || path === GITLAB_WEBHOOK_PATH) return path;
+  const download = /^\/downloads\/([a-z]+)\/([a-z]+)\//.exec(path);
+  if (download) return `/downloads/${download[1]}/${download[2]}/*`;
+  return 'other';
 }

@@ -10,6 +10,7 @@ import { InputError, UpstreamError } from '../errors.js';
 import { GITLAB_DOWNLOAD_PREFIX } from '../schema/gitlab/download-paths.js';
 import { restIdOf } from '../schema/global-id.js';
 import { GitlabClient } from '../upstreams/gitlab/client.js';
+import type { RequestScope } from '../request-scope.js';
 import type { HttpClient } from '../upstreams/http.js';
 import { gitlabCredentials } from './credentials.js';
 
@@ -72,14 +73,14 @@ function sendError(res: ServerResponse, status: number, code: string, message: s
 const TRANSPORT_STATUS: Readonly<Record<string, number>> = { UPSTREAM_TIMEOUT: 504, UPSTREAM_UNAVAILABLE: 502, UPSTREAM_ERROR: 502 };
 
 /** Handles a request below /downloads/gitlab/; returns false for any other path. */
-export function handleDownload(req: IncomingMessage, res: ServerResponse, gitlab: HttpClient): boolean {
+export function handleDownload(req: IncomingMessage, res: ServerResponse, gitlab: HttpClient, scope?: RequestScope): boolean {
   const url = new URL(req.url ?? '/', 'http://gateway');
   if (!url.pathname.startsWith(`${GITLAB_DOWNLOAD_PREFIX}/`)) return false;
-  void serveDownload(req, res, gitlab, url);
+  void serveDownload(req, res, gitlab, url, scope);
   return true;
 }
 
-async function serveDownload(req: IncomingMessage, res: ServerResponse, gitlab: HttpClient, url: URL): Promise<void> {
+async function serveDownload(req: IncomingMessage, res: ServerResponse, gitlab: HttpClient, url: URL, scope?: RequestScope): Promise<void> {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.setHeader('allow', 'GET, HEAD');
     return sendError(res, 405, 'BAD_USER_INPUT', 'Downloads are read with GET.');
@@ -99,7 +100,7 @@ async function serveDownload(req: IncomingMessage, res: ServerResponse, gitlab: 
   const abort = new AbortController();
   // The caller hanging up stops the upstream download too.
   res.once('close', () => abort.abort());
-  const client = new GitlabClient(gitlab, credentials, abort.signal);
+  const client = new GitlabClient(gitlab, credentials, abort.signal, scope);
   const query: Record<string, string> = {};
   for (const name of QUERY_PARAMS) {
     const value = url.searchParams.get(name);

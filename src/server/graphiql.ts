@@ -131,6 +131,8 @@ export interface GraphiqlPageOptions {
   path: string;
   /** What Yoga's renderGraphiQL takes: title, tabs, headers, endpoint. */
   render: Record<string, unknown>;
+  /** Why there is no page (e.g. only trusted documents run): the browser gets this text, with 404, instead. */
+  offReason?: string;
 }
 
 /** Whether the request asks for the page: a GET of the endpoint for HTML, as Yoga decides it. */
@@ -164,6 +166,10 @@ export function graphiqlPage(options: GraphiqlPageOptions): { handle(req: Incomi
   return {
     handle(req, res) {
       if (!wantsPage(req, options.path)) return false;
+      if (options.offReason) {
+        res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end(`${options.offReason}\n`);
+        return true;
+      }
       page ??= build();
       void page.then(async (built) => {
         res.setHeader('vary', 'accept-encoding');

@@ -6,6 +6,7 @@
 import type { HubzillaContext } from '../schema/context.js';
 import { HubzillaClient } from '../upstreams/hubzilla/client.js';
 import { HubzillaLoaders } from '../upstreams/hubzilla/loaders.js';
+import type { RequestScope } from '../request-scope.js';
 import type { HttpClient } from '../upstreams/http.js';
 import { HUBZILLA_CREDENTIAL_HEADER, hubzillaCredentials } from './credentials.js';
 
@@ -27,7 +28,8 @@ export function createHubzillaContext(
   http: HttpClient | null,
   source: Headers | Readonly<Record<string, unknown>> | null | undefined,
   signal?: AbortSignal,
+  scope?: RequestScope,
 ): HubzillaContext {
-  const client = new HubzillaClient(http, hubzillaCredentials(hubzillaCredentialFrom(source)), signal);
+  const client = new HubzillaClient(http, hubzillaCredentials(hubzillaCredentialFrom(source)), signal, null, scope);
   return { client, loaders: new HubzillaLoaders(client) };
 }

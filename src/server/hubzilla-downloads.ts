@@ -17,6 +17,7 @@ import { once } from 'node:events';
 import { InputError, UpstreamError } from '../errors.js';
 import { HUBZILLA_DOWNLOAD_PREFIX, HUBZILLA_PHOTO_PREFIX } from '../schema/hubzilla/download-paths.js';
 import { checkFileHash, checkNickname, HubzillaClient } from '../upstreams/hubzilla/client.js';
+import type { RequestScope } from '../request-scope.js';
 import type { HttpClient } from '../upstreams/http.js';
 import { hubzillaCredentials } from './credentials.js';
 import { hubzillaCredentialFrom } from './hubzilla-context.js';
@@ -61,17 +62,17 @@ function contentType(filetype: string): string {
 }
 
 /** Handles a request below /downloads/hubzilla/files/ or /downloads/hubzilla/photos/; returns false for any other path. */
-export function handleHubzillaDownload(req: IncomingMessage, res: ServerResponse, hubzilla: HttpClient | null): boolean {
+export function handleHubzillaDownload(req: IncomingMessage, res: ServerResponse, hubzilla: HttpClient | null, scope?: RequestScope): boolean {
   const url = new URL(req.url ?? '/', 'http://gateway');
   if (!url.pathname.startsWith(`${HUBZILLA_DOWNLOAD_PREFIX}/`) && !url.pathname.startsWith(`${HUBZILLA_PHOTO_PREFIX}/`)) return false;
-  void serve(req, res, hubzilla, url).catch(() => {
+  void serve(req, res, hubzilla, url, scope).catch(() => {
     if (!res.headersSent) sendError(res, 500, 'INTERNAL_SERVER_ERROR', 'Unexpected error.');
     else res.destroy();
   });
   return true;
 }
 
-async function serve(req: IncomingMessage, res: ServerResponse, hubzilla: HttpClient | null, url: URL): Promise<void> {
+async function serve(req: IncomingMessage, res: ServerResponse, hubzilla: HttpClient | null, url: URL, scope?: RequestScope): Promise<void> {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     return sendError(res, 405, 'BAD_USER_INPUT', 'Downloads are read with GET.', { allow: 'GET, HEAD' });
   }
@@ -102,7 +103,7 @@ async function serve(req: IncomingMessage, res: ServerResponse, hubzilla: HttpCl
     const channel = url.searchParams.get('channel');
     const headers = new Headers();
     for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
-    client = new HubzillaClient(hubzilla, hubzillaCredentials(hubzillaCredentialFrom(headers)), abort.signal).forChannel(
+    client = new HubzillaClient(hubzilla, hubzillaCredentials(hubzillaCredentialFrom(headers)), abort.signal, null, scope).forChannel(
       channel === null || channel === '' ? null : checkNickname(channel, 'channel'),
     );
   } catch (error) {

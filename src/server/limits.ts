@@ -184,6 +184,14 @@ function releasingAfter(execute: Execute, release: () => void): Execute {
  * per parsed document (Yoga reuses one per query text) and per operation name
  * and variables.
  */
+/** The estimate of each operation run, by its context, for its trace span. */
+const operationCosts = new WeakMap<object, number>();
+
+/** The estimated upstream calls of the operation with this context, once useCostLimit has judged it. */
+export function costOf(contextValue: unknown): number | undefined {
+  return typeof contextValue === 'object' && contextValue !== null ? operationCosts.get(contextValue) : undefined;
+}
+
 export function useCostLimit(max: number, budget: ConcurrencyLimiter | null = null): Plugin {
   const estimates = new WeakMap<DocumentNode, Map<string, { cost: number; error: GraphQLError | null }>>();
   const estimate = (args: CostArgs): { cost: number; error: GraphQLError | null } => {
@@ -204,6 +212,7 @@ export function useCostLimit(max: number, budget: ConcurrencyLimiter | null = nu
         setResultAndStopExecution({ errors: [error] });
         return;
       }
+      if (typeof args.contextValue === 'object' && args.contextValue !== null) operationCosts.set(args.contextValue, cost);
       if (!budget) return;
       // First come, first served, weighed by the estimate: a large operation is not starved by small ones.
       const signal = (args.contextValue as { request?: Request } | undefined)?.request?.signal;

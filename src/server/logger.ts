@@ -9,11 +9,12 @@
  * a secret, and stays readable.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { GraphQLError } from 'graphql';
+import { type ExecutionResult, GraphQLError } from 'graphql';
 import { pino, type Logger } from 'pino';
-import type { YogaLogger } from 'graphql-yoga';
+import { isAsyncIterable, type Plugin, type YogaLogger } from 'graphql-yoga';
 import type { LogLevel } from '../config.js';
 import { InputError, UpstreamError } from '../errors.js';
+import type { RequestScope } from '../request-scope.js';
 import { REDACTED, scrubText } from '../scrub.js';
 
 export { REDACTED, scrubText };
@@ -24,6 +25,7 @@ export type { Logger } from 'pino';
 const SECRET_KEY =
   /^(authorization|proxy-authorization|private-token|private_token|job-token|job_token|access_token|x-hubzilla-authorization|x-gitlab-token|cookie|set-cookie|connectionparams|token|runners_token|password|passwd|secret|webhook_secret|.*prvkey.*|.*password.*|.*_token)$/i;
 const MAX_DEPTH = 8;
+const TRACE_ID = /^[0-9a-f]{32}$/;
 
 /** A copy of `value` with every credential removed (see the module comment); Errors become plain objects. */
 export function scrub(value: unknown, depth = 0, seen = new WeakSet<object>()): unknown {
@@ -40,7 +42,11 @@ export function scrub(value: unknown, depth = 0, seen = new WeakSet<object>()): 
   if (value instanceof Headers) return scrub(Object.fromEntries(value.entries()), depth, seen);
   if (Array.isArray(value)) return value.map((item) => scrub(item, depth + 1, seen));
   const copy: Record<string, unknown> = {};
-  for (const [key, inner] of Object.entries(value)) copy[key] = SECRET_KEY.test(key) ? REDACTED : scrub(inner, depth + 1, seen);
+  for (const [key, inner] of Object.entries(value)) {
+    // A trace id is 32 hex digits, which the text rules take for a secret: kept where it is one.
+    if (key === 'traceId' && typeof inner === 'string' && TRACE_ID.test(inner)) copy[key] = inner;
+    else copy[key] = SECRET_KEY.test(key) ? REDACTED : scrub(inner, depth + 1, seen);
+  }
   return copy;
 }
 
@@ -88,6 +94,31 @@ export function createLogger(options: LoggerOptions): Logger {
   );
 }
 
+/** The fields naming a request on its log lines: its id, and its trace while one is recorded. */
+export function requestFields(scope: RequestScope | undefined): { requestId?: string; traceId?: string } {
+  if (!scope) return {};
+  return scope.traceId ? { requestId: scope.requestId, traceId: scope.traceId } : { requestId: scope.requestId };
+}
+
+/** The request id of each failed field's error, set by `useRequestIdOnErrors` for the logger: Yoga logs errors without their request. */
+const errorScopes = new WeakMap<object, RequestScope>();
+
+/** Names the request on the log lines of its failed fields (Yoga hands the logger the error alone). */
+export function useRequestIdOnErrors(): Plugin {
+  const tag = (result: ExecutionResult, contextValue: unknown) => {
+    const scope = (contextValue as { scope?: RequestScope }).scope;
+    if (scope) for (const error of result.errors ?? []) errorScopes.set(error, scope);
+  };
+  return {
+    onExecute: ({ args }) => ({
+      onExecuteDone: ({ result }) => {
+        if (!isAsyncIterable(result)) return tag(result, args.contextValue);
+        return { onNext: ({ result: part }) => tag(part, args.contextValue) };
+      },
+    }),
+  };
+}
+
 /** Codes that say the caller got something wrong or may not: the gateway and its upstreams are fine. */
 const CALLER_CODES = new Set(['UNAUTHENTICATED', 'FORBIDDEN', 'NOT_FOUND', 'BAD_USER_INPUT']);
 
@@ -115,25 +146,34 @@ export function yogaLogger(logger: Logger): YogaLogger {
     (...args: unknown[]): void => {
       const [first, ...rest] = args;
       const failure = level === 'error' && first instanceof Error ? fieldFailure(first) : null;
-      if (failure && first instanceof Error) logger[failure.level](failure.entry, first.message);
-      else if (first instanceof Error) logger[level]({ err: first, ...(rest.length ? { details: rest } : {}) }, first.message);
+      const request = first instanceof Error ? requestFields(errorScopes.get(first)) : {};
+      if (failure && first instanceof Error) logger[failure.level]({ ...request, ...failure.entry }, first.message);
+      else if (first instanceof Error) logger[level]({ ...request, err: first, ...(rest.length ? { details: rest } : {}) }, first.message);
       else if (typeof first === 'string') logger[level](rest.length ? { details: rest } : {}, first);
       else logger[level]({ details: args }, 'yoga');
     };
-  return { debug: forward('debug'), info: forward('info'), warn: forward('warn'), error: forward('error') };
+  // Yoga's debug messages ("Processing GraphQL Parameters", ...) name no request, three lines for each: not written.
+  return { debug: () => undefined, info: forward('info'), warn: forward('warn'), error: forward('error') };
 }
 
 /** Paths logged at debug only: probes and scrapes would drown the rest. */
-const QUIET_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+export const QUIET_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
 
 /** Logs a request when it arrives (debug, with its headers, redacted) and when its response is done (info). */
-export function logRequest(logger: Logger, req: IncomingMessage, res: ServerResponse): void {
+export function logRequest(logger: Logger, req: IncomingMessage, res: ServerResponse, scope: RequestScope): void {
   const started = performance.now();
   const url = req.url ?? '/';
   const path = url.split('?')[0] ?? '/';
-  logger.debug({ req: { method: req.method, url, headers: req.headers } }, 'request received');
+  if (logger.isLevelEnabled('debug')) logger.debug({ requestId: scope.requestId, req: { method: req.method, url, headers: req.headers } }, 'request received');
   res.once('close', () => {
-    const entry = { method: req.method, path, status: res.statusCode, durationMs: Math.round(performance.now() - started), finished: res.writableFinished };
+    const entry = {
+      ...requestFields(scope),
+      method: req.method,
+      path,
+      status: res.statusCode,
+      durationMs: Math.round(performance.now() - started),
+      finished: res.writableFinished,
+    };
     if (QUIET_PATHS.has(path)) logger.debug(entry, 'request completed');
     else logger.info(entry, 'request completed');
   });

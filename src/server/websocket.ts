@@ -27,7 +27,7 @@
  * last ping), nothing kept of the upgrade request.
  */
 import { createHash } from 'node:crypto';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import {
   getOperationAST,
   GraphQLError,
@@ -44,12 +44,14 @@ import { CloseCode, GRAPHQL_TRANSPORT_WS_PROTOCOL, handleProtocols, MessageType,
 import type { YogaServerInstance } from 'graphql-yoga';
 import { WebSocket, WebSocketServer } from 'ws';
 import { InputError } from '../errors.js';
+import { type RequestScope, requestScopeFrom } from '../request-scope.js';
 import type { Context } from '../schema/context.js';
 import { isAnonymous, type Credentials } from '../subscriptions/scope.js';
 import type { SubscriptionHub } from '../subscriptions/hub.js';
 import type { TopicStream } from '../subscriptions/topic.js';
 import { gitlabCredentials } from './credentials.js';
 import { maskError } from './mask-error.js';
+import { PersistedDocuments } from './persisted-documents.js';
 
 export interface WebSocketOptions {
   server: Server;
@@ -58,6 +60,8 @@ export interface WebSocketOptions {
   requireCredentials: boolean;
   /** Checks credentials upstream when they are required; false refuses the connection. */
   verify?: (credentials: Credentials) => Promise<boolean>;
+  /** Trusted documents (PERSISTED_DOCUMENTS), when configured. */
+  persisted?: PersistedDocuments | null;
 }
 
 export interface WebSocketEndpoint {
@@ -132,6 +136,8 @@ class GraphqlSocket extends WebSocket {
   answeredPing = true;
   slot = 0;
   initTimer: NodeJS.Timeout | null = null;
+  /** The upgrade request's id and trace context: every operation of the connection runs in it. */
+  scope: RequestScope | null = null;
 }
 
 // Listeners shared by every socket (no closures per connection): `this` is the socket.
@@ -402,7 +408,7 @@ class Endpoint {
       handleProtocols,
       WebSocket: GraphqlSocket,
     });
-    this.wss.on('connection', (socket: GraphqlSocket) => this.opened(socket));
+    this.wss.on('connection', (socket: GraphqlSocket, request: IncomingMessage) => this.opened(socket, request));
     // ws re-emits the HTTP server's errors (a busy port): listen() reports those, so they must not crash the process here.
     this.wss.on('error', () => {});
   }
@@ -419,8 +425,9 @@ class Endpoint {
     return this.hub?.streamFor(signal);
   }
 
-  private opened(socket: GraphqlSocket): void {
+  private opened(socket: GraphqlSocket, request: IncomingMessage): void {
     socket.endpoint = this;
+    socket.scope = requestScopeFrom(request.headers);
     socket.on('message', onSocketMessage);
     socket.on('close', onSocketClose);
     socket.on('pong', onSocketPong);
@@ -560,7 +567,8 @@ class Endpoint {
   private subscribe(socket: GraphqlSocket, id: string, payload: SubscribePayload): void {
     const member: Member = { socket, id, group: null };
     socket.operations?.set(id, member);
-    const key = `${socket.credentialKey}\n${payload.operationName ?? ''}\n${JSON.stringify(payload.variables ?? null)}\n${JSON.stringify(payload.extensions ?? null)}\n${payload.query}`;
+    const documentId = this.options.persisted ? (PersistedDocuments.idOf(payload) ?? '') : '';
+    const key = `${socket.credentialKey}\n${documentId}\n${payload.operationName ?? ''}\n${JSON.stringify(payload.variables ?? null)}\n${JSON.stringify(payload.extensions ?? null)}\n${payload.query}`;
     const group = this.groups.get(key);
     if (group?.open) {
       if (group.starting) this.payloads.set(member, payload);
@@ -590,12 +598,18 @@ class Endpoint {
     const { yoga } = this.options;
     const controller = new AbortController();
     const request = new Request(`http://localhost${yoga.graphqlEndpoint}`, { method: 'POST', headers: socket.credentials ?? {}, signal: controller.signal });
-    const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({ params: payload, request });
+    // The connection's request id; a span of the operation's own.
+    const scope: RequestScope = { ...(socket.scope ?? requestScopeFrom({})) };
+    const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({ params: payload, request, scope });
+    // Trusted documents: the id names the document; a text is refused when only they may run.
+    const resolved = this.options.persisted?.resolve(payload) ?? { query: payload.query, document: null };
+    if ('error' in resolved) return this.fail(member, resolved.error);
     let document: DocumentNode;
     let operation: OperationDefinitionNode | null | undefined;
     try {
-      document = parse(payload.query);
-      const errors = validate(schema, document);
+      document = resolved.document ?? parse(resolved.query);
+      // A trusted document was validated at start.
+      const errors = resolved.document ? [] : validate(schema, document);
       if (errors.length) return this.fail(member, errors);
       operation = getOperationAST(document, payload.operationName);
     } catch (error) {

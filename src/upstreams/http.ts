@@ -9,9 +9,20 @@ import { Readable } from 'node:stream';
 import { Pool, errors as undiciErrors } from 'undici';
 import type { Dispatcher } from 'undici';
 import { UpstreamError, type ErrorCode, type UpstreamInfo } from '../errors.js';
+import { type RequestScope, upstreamRequestId } from '../request-scope.js';
 import { scrubText } from '../scrub.js';
 import { relay, RelayError, RelayPool, type RelayHead, type RelaySink } from './relay.js';
-import { backoffDelay, CircuitBreaker, ConcurrencyLimiter, deadline, parseRetryAfter, sleep, type CallSignal, type ResiliencePolicy } from './resilience.js';
+import {
+  backoffDelay,
+  type BreakerState,
+  CircuitBreaker,
+  ConcurrencyLimiter,
+  deadline,
+  parseRetryAfter,
+  sleep,
+  type CallSignal,
+  type ResiliencePolicy,
+} from './resilience.js';
 
 export interface HttpClientOptions {
   /** Upstream name shown in errors and metrics, e.g. "gitlab". */
@@ -30,6 +41,37 @@ export interface HttpClientOptions {
   onCall?: (call: UpstreamCall) => void;
   /** Path segments kept literally in `UpstreamCall.route`; any other segment (ids, paths, names) becomes `:param`. */
   routeWords?: readonly string[];
+  /** Traces each call (server/tracing.ts); without one, calls carry the caller's trace context on unchanged. */
+  tracer?: UpstreamTracer | null;
+}
+
+/**
+ * Starts the trace span of one upstream call and writes its trace context
+ * into `headers`. One span covers a call's retries. Sees what `UpstreamCall`
+ * sees and nothing more: never a raw path, a query or a header value.
+ */
+export interface UpstreamTracer {
+  start(
+    call: { upstream: string; method: string; route: string; breaker: BreakerState },
+    headers: Record<string, string>,
+    scope: RequestScope | undefined,
+  ): UpstreamSpan;
+}
+
+/** The span of one upstream call, ended once with its outcome. */
+export interface UpstreamSpan {
+  end(outcome: UpstreamOutcome): void;
+}
+
+export interface UpstreamOutcome {
+  /** The last HTTP status, or the error code of a call that got none. */
+  status: number | string;
+  /** Attempts after the first. */
+  retries: number;
+  /** Response body bytes read, where the gateway read the body whole. */
+  bytes?: number;
+  /** The upstream's own id of the request (GitLab's correlation id), from its `X-Request-Id`. */
+  upstreamRequestId?: string;
 }
 
 /** One call as `onCall` sees it: never a raw path, a query or a header, so nothing in it identifies a caller or a resource. */
@@ -42,6 +84,10 @@ export interface UpstreamCall {
   status: number | string;
   /** Time to the response's headers, in ms. */
   durationMs: number;
+  /** The upstream's own id of the request (GitLab's correlation id), from its `X-Request-Id` when it sent a well-formed one. */
+  upstreamRequestId?: string;
+  /** The request the call was made for (none for pollers, which serve everyone). */
+  scope?: RequestScope;
 }
 
 /** The route template of a path: known words kept, everything else `:param`; deeper than 8 segments collapse into `*`. */
@@ -80,6 +126,8 @@ export interface UpstreamRequest {
   /** A JSON body; a FormData body, sent as multipart and streamed; or URLSearchParams, sent form-encoded. */
   body?: unknown;
   signal?: AbortSignal;
+  /** The request this call serves: its id goes upstream as X-Request-Id, its trace context as traceparent. */
+  scope?: RequestScope;
   /**
    * Keeps of a JSON body only what the caller reads, where the body is
    * parsed. A page handed up through a call's promises stays reachable from
@@ -243,6 +291,8 @@ interface ReadResponse<T> {
   status: number;
   headers: Readonly<Record<string, string | undefined>>;
   content: T;
+  /** Body bytes read. */
+  bytes: number;
 }
 
 /** What a whole body becomes, decided in the callback that sees its end. */
@@ -251,6 +301,15 @@ type Decode<T> = (text: string) => T;
 /** A JSON body: its value (null for an empty body), or not JSON at all. */
 /** `empty`: no body at all, which a 204 or 304 means and a 200 or 201 must not. */
 type JsonContent = { parsed: true; value: unknown; empty?: boolean } | { parsed: false };
+
+/** Headers every call carries: the request id and, where the gateway does not trace, the caller's trace context unchanged. */
+function addRequestHeaders(headers: Record<string, string>, scope: RequestScope | undefined, tracing: boolean): void {
+  if (!scope) return;
+  headers['x-request-id'] = scope.requestId;
+  if (tracing || !scope.traceparent) return;
+  headers.traceparent = scope.traceparent;
+  if (scope.tracestate) headers.tracestate = scope.tracestate;
+}
 
 const asText: Decode<string> = (text) => text;
 
@@ -290,6 +349,7 @@ export class HttpClient {
   private readonly maxResponseBytes: number;
   private readonly onCall: ((call: UpstreamCall) => void) | undefined;
   private readonly routeWords: ReadonlySet<string>;
+  private readonly tracer: UpstreamTracer | null;
 
   constructor(options: HttpClientOptions) {
     this.name = options.name;
@@ -317,6 +377,7 @@ export class HttpClient {
     this.maxResponseBytes = options.maxResponseBytes;
     this.onCall = options.onCall;
     this.routeWords = new Set(options.routeWords ?? []);
+    this.tracer = options.tracer ?? null;
   }
 
   /** Sends one call and parses a JSON body; any status >= 300 throws an UpstreamError. */
@@ -375,12 +436,16 @@ export class HttpClient {
    */
   async stream(request: BinaryRequest): Promise<StreamResponse> {
     const { path, info, headers, release } = await this.binaryCall(request);
+    const span = this.tracer ? this.startSpan(request, headers) : null;
     try {
       const response = await this.send(request, path, headers, request.signal, info);
       this.judge(response.statusCode);
-      return { status: response.statusCode, headers: flattenHeaders(response.headers), body: response.body };
+      const flat = flattenHeaders(response.headers);
+      span?.end({ status: response.statusCode, retries: 0, upstreamRequestId: upstreamRequestId(flat['x-request-id']) });
+      return { status: response.statusCode, headers: flat, body: response.body };
     } catch (error) {
       this.judgeError(error, request.signal);
+      span?.end({ status: error instanceof UpstreamError ? (error.cancelled ? 'client_closed' : error.code) : 'error', retries: 0 });
       throw error;
     } finally {
       release();
@@ -398,6 +463,7 @@ export class HttpClient {
     const call = await this.binaryCall(request);
     const { path, info, headers } = call;
     let release: (() => void) | null = call.release;
+    let span = this.tracer ? this.startSpan(request, headers) : null;
     this.calls++;
     const started = performance.now();
     try {
@@ -411,7 +477,10 @@ export class HttpClient {
           signal: request.signal,
           onHead: (head) => {
             info.status = head.status;
-            this.observe(request, head.status, started);
+            const requestId = head.headers['x-request-id'];
+            this.observe(request, head.status, started, requestId);
+            span?.end({ status: head.status, retries: 0, upstreamRequestId: upstreamRequestId(requestId) });
+            span = null;
             this.judge(head.status);
             release?.();
             release = null;
@@ -424,6 +493,7 @@ export class HttpClient {
       const code = error instanceof RelayError ? error.code : 'UPSTREAM_UNAVAILABLE';
       const failure = new UpstreamError(`${this.label()} ${TRANSPORT_MESSAGES[code]}.`, code, info);
       // A body cut short was already counted as a call by its head.
+      span?.end({ status: request.signal?.aborted ? 'client_closed' : code, retries: 0 });
       if (!(error instanceof RelayError && error.afterHead)) {
         this.observe(request, code, started);
         this.judgeError(failure, request.signal);
@@ -440,6 +510,7 @@ export class HttpClient {
     const info: UpstreamInfo = { name: this.name, status: null, method: request.method, path };
     const headers: Record<string, string> = { accept: request.accept ?? '*/*', ...request.headers };
     if (request.range) headers.range = request.range;
+    addRequestHeaders(headers, request.scope, this.tracer !== null);
     this.enterBreaker(info);
     const slotDeadline = deadline(this.policy.deadlineMs, request.signal);
     try {
@@ -463,6 +534,42 @@ export class HttpClient {
     headers: Record<string, string>,
     info: UpstreamInfo,
     decode: Decode<T>,
+  ): Promise<ReadResponse<T>> {
+    addRequestHeaders(headers, request.scope, this.tracer !== null);
+    if (!this.tracer) return this.attempts(request, path, headers, info, decode, null);
+    const tally = { retries: 0 };
+    const span = this.startSpan(request, headers);
+    try {
+      const response = await this.attempts(request, path, headers, info, decode, tally);
+      span.end({
+        status: response.status,
+        retries: tally.retries,
+        bytes: response.bytes,
+        upstreamRequestId: upstreamRequestId(response.headers['x-request-id']),
+      });
+      return response;
+    } catch (error) {
+      span.end({
+        status: error instanceof UpstreamError ? (info.status ?? (error.cancelled ? 'client_closed' : error.code)) : 'error',
+        retries: tally.retries,
+      });
+      throw error;
+    }
+  }
+
+  private startSpan(request: UpstreamRequest, headers: Record<string, string>): UpstreamSpan {
+    const call = { upstream: this.name, method: request.method, route: routeTemplate(request.path, this.routeWords), breaker: this.breaker.state };
+    return (this.tracer as UpstreamTracer).start(call, headers, request.scope);
+  }
+
+  /** The attempts of `execute` (see there); counts retries into `tally` when given. */
+  private async attempts<T>(
+    request: UpstreamRequest,
+    path: string,
+    headers: Record<string, string>,
+    info: UpstreamInfo,
+    decode: Decode<T>,
+    tally: { retries: number } | null,
   ): Promise<ReadResponse<T>> {
     // One frame for the attempts and no attempt frame before a slot is free: a call waiting its
     // turn holds only what it needs, which counts when thousands queue at once.
@@ -500,6 +607,7 @@ export class HttpClient {
         } catch (error) {
           throw this.transportError(error, info, request.signal);
         }
+        if (tally) tally.retries = attempt + 1;
       }
     } finally {
       callDeadline.dispose();
@@ -519,16 +627,16 @@ export class HttpClient {
     try {
       const response = await this.send(request, path, headers, signal, info);
       info.status = response.statusCode;
-      let content: T;
+      let read: { value: T; bytes: number };
       try {
-        content = await readCapped(response.body, this.maxResponseBytes, decode);
+        read = await readCapped(response.body, this.maxResponseBytes, decode);
       } catch (error) {
         if (error instanceof UpstreamError)
           throw new UpstreamError(`${this.label()} sent a body larger than ${this.maxResponseBytes} bytes.`, 'UPSTREAM_ERROR', info);
         throw this.transportError(error, info, request.signal);
       }
       this.judge(response.statusCode);
-      return { status: response.statusCode, headers: flattenHeaders(response.headers), content };
+      return { status: response.statusCode, headers: flattenHeaders(response.headers), content: read.value, bytes: read.bytes };
     } catch (error) {
       this.judgeError(error, request.signal);
       throw error;
@@ -610,7 +718,7 @@ export class HttpClient {
     const started = performance.now();
     try {
       const response = await this.pool.request({ method: request.method, path: path + encodeQuery(request.query), headers, body, signal });
-      this.observe(request, response.statusCode, started);
+      this.observe(request, response.statusCode, started, response.headers['x-request-id']);
       return response;
     } catch (error) {
       const failure = this.transportError(error, info, request.signal);
@@ -619,14 +727,19 @@ export class HttpClient {
     }
   }
 
-  private observe(request: UpstreamRequest, status: number | string, started: number): void {
-    this.onCall?.({
+  private observe(request: UpstreamRequest, status: number | string, started: number, requestIdHeader?: string | string[]): void {
+    if (!this.onCall) return;
+    const call: UpstreamCall = {
       upstream: this.name,
       method: request.method,
       route: routeTemplate(request.path, this.routeWords),
       status,
       durationMs: performance.now() - started,
-    });
+    };
+    const upstreamId = upstreamRequestId(typeof requestIdHeader === 'string' ? requestIdHeader : requestIdHeader?.[0]);
+    if (upstreamId) call.upstreamRequestId = upstreamId;
+    if (request.scope) call.scope = request.scope;
+    this.onCall(call);
   }
 
   /** Closes the pool's connections. */
@@ -651,15 +764,15 @@ export class HttpClient {
  * generation (on the 100x20 benchmark at one client, letting go halved the
  * scavenge time). undici's own body.json() resets its state likewise.
  */
-function readCapped<T>(body: Dispatcher.ResponseData['body'], max: number, decode: Decode<T>): Promise<T> {
+function readCapped<T>(body: Dispatcher.ResponseData['body'], max: number, decode: Decode<T>): Promise<{ value: T; bytes: number }> {
   // The listeners see only this scope: resolve and reject live in the executor's, reachable through
   // `settle` until it is cleared.
-  let settle: ((outcome: { value: T } | { error: unknown }) => void) | null = null;
-  const done = new Promise<T>((resolve, reject) => {
+  let settle: ((outcome: { value: T; bytes: number } | { error: unknown }) => void) | null = null;
+  const done = new Promise<{ value: T; bytes: number }>((resolve, reject) => {
     settle = (outcome) => {
       settle = null;
       if ('error' in outcome) reject(outcome.error);
-      else resolve(outcome.value);
+      else resolve(outcome);
     };
   });
   let chunks: Buffer[] = [];
@@ -688,7 +801,7 @@ function readCapped<T>(body: Dispatcher.ResponseData['body'], max: number, decod
       settle({ error });
       return;
     }
-    settle({ value });
+    settle({ value, bytes: size });
   });
   body.once('error', (error) => settle?.({ error }));
   // A body closed without an end or an error (destroyed from outside) must not leave the call waiting.

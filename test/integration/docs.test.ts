@@ -91,6 +91,7 @@ const RUN_ELSEWHERE: readonly [RegExp, string][] = [
   [/^sudo (cp|mkdir|systemctl) |^printf .*\/etc\/duograph\/env/, 'test/e2e/production.test.ts'],
   [/^redis-server |^export REDIS_URL=/, 'test/e2e/redis-fanout.test.ts'],
   [/^WORKERS=\S+ npm start$/, 'test/integration/workers.test.ts'],
+  [/^npx (relay-compiler|graphql-codegen)( .*)?$/, 'test/integration/persisted-documents.test.ts'],
 ];
 
 const COMMANDS: readonly Rule[] = [

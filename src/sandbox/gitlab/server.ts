@@ -11,6 +11,7 @@
  * /api/v4 (404 `{"error":"404 Not Found"}` for unknown paths, 405 for a
  * known path with another method) -> latency -> JSON or streamed response.
  */
+import { randomBytes } from 'node:crypto';
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
@@ -222,7 +223,8 @@ export async function startGitlabSandbox(options: GitlabSandboxOptions = {}): Pr
       raw = Buffer.alloc(0);
       tooLarge = true;
     }
-    requests.push({ method, path, query, headers, body: raw.toString('utf8') });
+    const recorded: RecordedRequest = { method, path, query, headers, body: raw.toString('utf8') };
+    requests.push(recorded);
 
     const fault = takeFault(method, path);
     if (fault) {
@@ -243,6 +245,10 @@ export async function startGitlabSandbox(options: GitlabSandboxOptions = {}): Pr
       }
     }
 
+    // GitLab answers every API call with its correlation id, its own whatever the caller sent (Workhorse trusts no
+    // caller's id by default). Faults stand for what is in front of GitLab, and send exactly what they say.
+    recorded.responseRequestId = newCorrelationId();
+    res.setHeader('X-Request-Id', recorded.responseRequestId);
     let response: HandlerResponse;
     if (tooLarge) {
       response = { status: 413, body: { message: '413 Request Entity Too Large' } };
@@ -325,4 +331,17 @@ export async function startGitlabSandbox(options: GitlabSandboxOptions = {}): Pr
       });
     },
   };
+}
+
+/** A correlation id as GitLab makes them: a ULID, 26 characters of Crockford base32 (10 of time, 16 random). */
+function newCorrelationId(): string {
+  const alphabet = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+  let time = Date.now();
+  let id = '';
+  for (let i = 0; i < 10; i++) {
+    id = alphabet[time % 32] + id;
+    time = Math.floor(time / 32);
+  }
+  for (const byte of randomBytes(16)) id += alphabet[byte % 32];
+  return id;
 }

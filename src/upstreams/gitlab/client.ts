@@ -4,6 +4,7 @@
  * parameters, pagination headers and not-found answers.
  */
 import { UpstreamError } from '../../errors.js';
+import type { RequestScope } from '../../request-scope.js';
 import {
   codeForStatus,
   multipartBody,
@@ -128,6 +129,8 @@ export class GitlabClient {
     /** Credential headers of the caller, forwarded on every call. */
     private readonly credentials: Readonly<Record<string, string>>,
     private readonly signal?: AbortSignal,
+    /** The request the calls serve (its id and trace context go upstream); none for pollers. */
+    private readonly scope?: RequestScope,
   ) {}
 
   /** True when the caller sent no credential: GitLab then answers with public data only. */
@@ -209,7 +212,7 @@ export class GitlabClient {
    */
   async deleteProject(id: number | string, ifUnmodifiedSince?: Date): Promise<void> {
     const headers = ifUnmodifiedSince ? { ...this.credentials, 'if-unmodified-since': ifUnmodifiedSince.toUTCString() } : this.credentials;
-    await this.http.json({ method: 'DELETE', path: ['projects', id], headers, signal: this.signal });
+    await this.http.json({ method: 'DELETE', path: ['projects', id], headers, signal: this.signal, scope: this.scope });
   }
 
   /** POST /projects/:id/archive or /unarchive; both are idempotent. */
@@ -266,8 +269,16 @@ export class GitlabClient {
   /** POST /projects/:id/uploads, the file streamed as multipart. */
   async uploadFile(id: number | string, file: Blob, filename: string): Promise<UploadRecord> {
     const body = multipartBody([{ name: 'file', file, filename }]);
-    return (await this.http.json<UploadRecord>({ method: 'POST', path: ['projects', id, 'uploads'], body, headers: this.credentials, signal: this.signal }))
-      .body;
+    return (
+      await this.http.json<UploadRecord>({
+        method: 'POST',
+        path: ['projects', id, 'uploads'],
+        body,
+        headers: this.credentials,
+        signal: this.signal,
+        scope: this.scope,
+      })
+    ).body;
   }
 
   // --- hooks and push rules ---------------------------------------------
@@ -445,7 +456,7 @@ export class GitlabClient {
 
   /** GET a binary resource as a stream, whatever the status: for a body read whole (the job log); the download routes use `relay`. */
   async download(path: readonly (string | number)[], query: Record<string, QueryValue>, range?: string): Promise<StreamResponse> {
-    return this.http.stream({ method: 'GET', path, query, headers: this.credentials, signal: this.signal, range });
+    return this.http.stream({ method: 'GET', path, query, headers: this.credentials, signal: this.signal, scope: this.scope, range });
   }
 
   /** GET a binary resource into the sink `onHead` returns (HttpClient.relay), whatever the status. */
@@ -455,7 +466,7 @@ export class GitlabClient {
     range: string | undefined,
     onHead: (head: RelayHead) => RelaySink | null,
   ): Promise<void> {
-    return this.http.relay({ method: 'GET', path, query, headers: this.credentials, signal: this.signal, range }, onHead);
+    return this.http.relay({ method: 'GET', path, query, headers: this.credentials, signal: this.signal, scope: this.scope, range }, onHead);
   }
 
   private async get<T>(
@@ -463,7 +474,7 @@ export class GitlabClient {
     query?: Record<string, QueryValue>,
     select?: UpstreamRequest['select'],
   ): Promise<UpstreamResponse<T>> {
-    return this.http.json<T>({ method: 'GET', path, query, headers: this.credentials, signal: this.signal, select });
+    return this.http.json<T>({ method: 'GET', path, query, headers: this.credentials, signal: this.signal, scope: this.scope, select });
   }
 
   /** A write: a JSON body, or multipart when files (an avatar) go with it. */
@@ -484,7 +495,7 @@ export class GitlabClient {
         ...Object.entries(files).map(([name, file]) => ({ name, file, filename: file.name || name })),
       ]);
     }
-    return this.http.json<T>({ method, path, body, headers: this.credentials, signal: this.signal });
+    return this.http.json<T>({ method, path, body, headers: this.credentials, signal: this.signal, scope: this.scope });
   }
 
   /** The body, or null for a 404, unless the 404 is about the Sudo user rather than the resource. */

@@ -9,6 +9,7 @@
  * cookie would authenticate later calls over other credentials.
  */
 import { InputError, UpstreamError, type UpstreamInfo } from '../../errors.js';
+import type { RequestScope } from '../../request-scope.js';
 import { creatorScope } from './creators.js';
 import { codeForStatus, multipartBody, type FormPart, type HttpClient, type QueryValue } from '../http.js';
 import type { Page } from '../pagination.js';
@@ -187,6 +188,8 @@ export class HubzillaClient {
     private readonly signal?: AbortSignal,
     /** The channel every call selects with `channel=`; null for the login's default channel. */
     readonly channel: string | null = null,
+    /** The request the calls serve (its id and trace context go upstream). */
+    private readonly scope?: RequestScope,
   ) {}
 
   /** The scope of this credential and channel for caches kept across requests; null without a credential. */
@@ -196,7 +199,7 @@ export class HubzillaClient {
 
   /** This client acting on another channel of the same account. */
   forChannel(nickname: string | null): HubzillaClient {
-    return new HubzillaClient(this.http, this.auth, this.signal, nickname === null ? null : checkNickname(nickname));
+    return new HubzillaClient(this.http, this.auth, this.signal, nickname === null ? null : checkNickname(nickname), this.scope);
   }
 
   // --- channel ---------------------------------------------------------
@@ -505,7 +508,7 @@ export class HubzillaClient {
       );
     }
     const headers: Record<string, string> = this.auth ? { authorization: this.auth.authorization } : {};
-    const response = await this.http.text({ method, path, query, headers, body, signal: this.signal });
+    const response = await this.http.text({ method, path, query, headers, body, signal: this.signal, scope: this.scope });
     return parseAnswer(response.status, response.text, response.info);
   }
 

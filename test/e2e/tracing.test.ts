@@ -1,0 +1,300 @@
+/**
+ * OpenTelemetry traces from the built gateway (dist/), configured only by the
+ * standard OTEL_* variables, exported to a real OTLP/HTTP receiver on
+ * loopback that decodes what the exporter sends (protobuf, the default, and
+ * JSON). Asserts the spans, their parent links from the caller's
+ * `traceparent` down to the trace context GitLab receives, subscriptions
+ * traced per event, and that no credential, token or variable value is in
+ * anything exported.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient } from 'graphql-ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { type GitlabSandbox, startGitlabSandbox } from '../../src/sandbox/gitlab/server.js';
+import { type HubzillaSandbox, startHubzillaSandbox } from '../../src/sandbox/hubzilla/server.js';
+import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../helpers/otlp-receiver.js';
+import { waitForOutput } from '../helpers/processes.js';
+
+const SERVER = 2;
+const CLIENT = 3;
+const ERROR = 2;
+const HOOK_SECRET = 'hook-secret-5f2c9a71d04e';
+const COLLECTOR_KEY = 'collector-key-93be1c0a77';
+
+interface Gateway {
+  url: string;
+  child: ChildProcess;
+  logFile: string;
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'duograph-tracing-'));
+let receiver: OtlpReceiver;
+let gitlab: GitlabSandbox;
+let hubzilla: HubzillaSandbox;
+let gateway: Gateway;
+
+async function startGateway(env: Record<string, string>, name: string): Promise<Gateway> {
+  const logFile = join(dir, `${name}.log`);
+  const child = spawn(process.execPath, ['dist/src/main.js', 'serve', '--port', '0', '--host', '127.0.0.1'], {
+    env: {
+      ...process.env,
+      GITLAB_URL: gitlab.url,
+      HUBZILLA_URL: hubzilla.url,
+      LOG_FILE: logFile,
+      LOG_LEVEL: 'debug',
+      POLL_INTERVAL_MS: '100',
+      UPSTREAM_RETRY_BASE_MS: '1',
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const match = await waitForOutput(child, /GraphiQL at (\S+)/, name);
+  return { url: match[1] ?? '', child, logFile };
+}
+
+async function stop(g: Gateway | undefined): Promise<void> {
+  if (!g || g.child.exitCode !== null) return;
+  const exited = new Promise((resolve) => g.child.once('exit', resolve));
+  g.child.kill('SIGTERM');
+  await exited;
+}
+
+beforeAll(async () => {
+  receiver = await startOtlpReceiver();
+  gitlab = await startGitlabSandbox({});
+  hubzilla = await startHubzillaSandbox({});
+  gateway = await startGateway(
+    {
+      OTEL_SERVICE_NAME: 'duograph-e2e',
+      OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=test',
+      OTEL_EXPORTER_OTLP_HEADERS: `x-collector-key=${COLLECTOR_KEY}`,
+      TRACE_RESOLVERS: 'Project.jobs',
+    },
+    'protobuf',
+  );
+}, 60_000);
+afterAll(async () => {
+  await stop(gateway);
+  await receiver?.close();
+  await gitlab?.close();
+  await hubzilla?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function traceparent(sampled = true): { header: string; traceId: string; parentId: string } {
+  const traceId = randomBytes(16).toString('hex');
+  const parentId = randomBytes(8).toString('hex');
+  return { header: `00-${traceId}-${parentId}-${sampled ? '01' : '00'}`, traceId, parentId };
+}
+
+async function post(
+  url: string,
+  query: string,
+  variables: Record<string, unknown>,
+  headers: Record<string, string>,
+): Promise<{ data?: unknown; errors?: unknown[] }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'private-token': 'demo-token', ...headers },
+    body: JSON.stringify({ query, variables }),
+  });
+  return (await response.json()) as { data?: unknown; errors?: unknown[] };
+}
+
+/** The spans of one trace, once its SERVER span (the last to end) has arrived. */
+async function traceOf(traceId: string): Promise<ReceivedSpan[]> {
+  await receiver.waitFor((spans) => spans.some((s) => s.traceId === traceId && s.kind === SERVER));
+  return receiver.spans.filter((s) => s.traceId === traceId);
+}
+
+const one = (spans: ReceivedSpan[], predicate: (s: ReceivedSpan) => boolean): ReceivedSpan => {
+  const found = spans.filter(predicate);
+  expect(found).toHaveLength(1);
+  return found[0] as ReceivedSpan;
+};
+
+describe('OpenTelemetry traces over OTLP/HTTP (protobuf)', () => {
+  it("continues the caller's trace: request, operation, resolver and upstream spans, and GitLab gets each call's own context", async () => {
+    gitlab.clearRequests();
+    const caller = traceparent();
+    const result = await post(
+      gateway.url,
+      'query ProjectJobs($path: String!) { project(fullPath: $path) { name jobs(first: 3) { nodes { name } } } }',
+      { path: 'platform/core' },
+      { traceparent: caller.header, 'x-request-id': 'trace-e2e-1' },
+    );
+    expect(result.errors).toBeUndefined();
+    const spans = await traceOf(caller.traceId);
+
+    const server = one(spans, (s) => s.kind === SERVER);
+    expect(server).toMatchObject({
+      name: 'POST /graphql',
+      parentSpanId: caller.parentId,
+      attributes: { 'http.request.method': 'POST', 'http.route': '/graphql', 'http.response.status_code': 200, 'duograph.request_id': 'trace-e2e-1' },
+      resource: { 'service.name': 'duograph-e2e', 'deployment.environment': 'test' },
+    });
+    const operation = one(spans, (s) => s.name === 'query ProjectJobs');
+    expect(operation.parentSpanId).toBe(server.spanId);
+    expect(operation.attributes).toMatchObject({ 'graphql.operation.type': 'query', 'graphql.operation.name': 'ProjectJobs', 'duograph.outcome': 'success' });
+    expect(operation.attributes['duograph.cost.estimate']).toBeGreaterThan(0);
+    const resolver = one(spans, (s) => s.name === 'resolve Project.jobs');
+    expect(resolver.parentSpanId).toBe(operation.spanId);
+    // Only the fields asked for get resolver spans.
+    expect(spans.filter((s) => s.name.startsWith('resolve ')).map((s) => s.name)).toEqual(['resolve Project.jobs']);
+
+    const upstream = spans.filter((s) => s.kind === CLIENT);
+    const received = gitlab.requests.filter((r) => r.headers['x-request-id'] === 'trace-e2e-1');
+    expect(upstream).toHaveLength(received.length);
+    for (const span of upstream) {
+      expect(span.attributes).toMatchObject({
+        'http.request.method': 'GET',
+        'http.response.status_code': 200,
+        'duograph.upstream': 'gitlab',
+        'duograph.upstream.breaker': 'closed',
+      });
+      expect(span.attributes['http.response.body.size']).toBeGreaterThan(0);
+      // The call GitLab received carries this span as its parent, and answered with the correlation id the span records.
+      const call = received.find((r) => r.headers.traceparent === `00-${caller.traceId}-${span.spanId}-01`);
+      expect(call, span.name).toBeDefined();
+      expect(span.attributes['duograph.upstream.request_id']).toBe(call?.responseRequestId);
+    }
+    const jobsCall = one(upstream, (s) => s.attributes['url.template'] === '/projects/:param/jobs');
+    expect(jobsCall.parentSpanId).toBe(resolver.spanId);
+    expect(jobsCall.name).toBe('GET /projects/:param/jobs');
+    const projectCall = one(upstream, (s) => s.attributes['url.template'] === '/projects/:param');
+    expect(projectCall.parentSpanId).toBe(operation.spanId);
+
+    // Log lines of the request name its trace.
+    const lines = readFileSync(gateway.logFile, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('"requestId":"trace-e2e-1"'));
+    expect(lines.length).toBeGreaterThan(2);
+    for (const line of lines.filter((l) => l.includes('upstream call'))) expect(line).toContain(`"traceId":"${caller.traceId}"`);
+  });
+
+  it("follows the caller's decision not to sample: nothing exported, and the upstreams still get the trace context", async () => {
+    gitlab.clearRequests();
+    const caller = traceparent(false);
+    await post(gateway.url, '{ project(fullPath: "platform/core") { name } }', {}, { traceparent: caller.header });
+    const marker = traceparent();
+    await post(gateway.url, '{ project(fullPath: "platform/core") { name } }', {}, { traceparent: marker.header });
+    await traceOf(marker.traceId);
+    expect(receiver.spans.filter((s) => s.traceId === caller.traceId)).toEqual([]);
+    expect(gitlab.requests[0]?.headers.traceparent).toMatch(new RegExp(`^00-${caller.traceId}-[0-9a-f]{16}-00$`));
+  });
+
+  it('marks a failing upstream call and the operation, with retries counted, and without what GitLab wrote', async () => {
+    gitlab.addFault({ path: /^\/api\/v4\/projects\/platform%2Fcore$/, status: 503, body: '{"message":"internal detail 7731"}', times: 3 });
+    const caller = traceparent();
+    const result = await post(gateway.url, 'query Failing { project(fullPath: "platform/core") { name } }', {}, { traceparent: caller.header });
+    expect(result.errors).toHaveLength(1);
+    const spans = await traceOf(caller.traceId);
+    const call = one(spans, (s) => s.kind === CLIENT);
+    expect(call.attributes).toMatchObject({ 'http.response.status_code': 503, 'http.request.resend_count': 2 });
+    expect(call.status.code).toBe(ERROR);
+    const operation = one(spans, (s) => s.name === 'query Failing');
+    expect(operation.attributes).toMatchObject({ 'duograph.outcome': 'partial', 'graphql.error.codes': ['UPSTREAM_ERROR'] });
+    expect(JSON.stringify(spans)).not.toContain('internal detail 7731');
+  });
+
+  it("traces each subscription event delivered under the subscription's span", async () => {
+    const client = createClient({
+      url: gateway.url.replace(/^http/, 'ws'),
+      webSocketImpl: WebSocket,
+      connectionParams: { 'Private-Token': 'demo-token' },
+      retryAttempts: 0,
+    });
+    const events: unknown[] = [];
+    try {
+      for await (const event of client.iterate({
+        query: 'subscription FollowLog { jobLogAppended(projectId: "platform/core", jobId: "1002") { text complete } }',
+      })) {
+        events.push(event);
+        if ((event.data as { jobLogAppended?: { complete?: boolean } } | undefined)?.jobLogAppended?.complete) break;
+      }
+    } finally {
+      await client.dispose();
+    }
+    const spans = await receiver.waitFor((all) => all.filter((s) => s.name === 'subscription FollowLog event').length === events.length);
+    const subscription = one(spans, (s) => s.name === 'subscription FollowLog');
+    expect(subscription.attributes).toMatchObject({ 'graphql.operation.type': 'subscription', 'duograph.outcome': 'subscribed' });
+    const delivered = spans.filter((s) => s.name === 'subscription FollowLog event');
+    expect(delivered.length).toBeGreaterThan(1);
+    for (const [index, span] of delivered.entries()) {
+      expect(span.parentSpanId).toBe(subscription.spanId);
+      expect(span.traceId).toBe(subscription.traceId);
+      expect(span.attributes).toMatchObject({ 'duograph.outcome': 'success', 'duograph.event.index': index + 1 });
+    }
+  });
+
+  it('exports no credential, token or variable value, and sends the collector its headers only', async () => {
+    const caller = traceparent();
+    const result = await post(
+      gateway.url,
+      'mutation AddHook($input: ProjectHookCreateInput!) { projectHookCreate(input: $input) { hook { url } errors { message } } }',
+      { input: { projectId: 'platform/core', url: 'https://hooks.example.com/in?key=variable-value-1b2c', token: HOOK_SECRET } },
+      { traceparent: caller.header, authorization: 'Bearer glpat-bearer-0f3e9a8c' },
+    );
+    expect(result.errors).toBeUndefined();
+    await traceOf(caller.traceId);
+    await receiver.waitFor((spans) => spans.some((s) => s.name === 'subscription FollowLog event'));
+    const exported = receiver.exports.map((e) => e.raw).join('\n');
+    for (const secret of [
+      'demo-token',
+      'glpat-bearer-0f3e9a8c',
+      HOOK_SECRET,
+      'variable-value-1b2c',
+      'hooks.example.com',
+      'platform/core',
+      'platform%2Fcore',
+      COLLECTOR_KEY,
+    ]) {
+      expect(exported).not.toContain(secret);
+    }
+    expect(receiver.exports.every((e) => e.headers['x-collector-key'] === COLLECTOR_KEY)).toBe(true);
+    expect(receiver.exports[0]?.contentType).toBe('application/x-protobuf');
+    expect(readFileSync(gateway.logFile, 'utf8')).not.toContain(COLLECTOR_KEY);
+  });
+
+  it('leaves probes and scrapes untraced', async () => {
+    const before = receiver.spans.length;
+    await fetch(new URL('/healthz', gateway.url));
+    await fetch(new URL('/metrics', gateway.url));
+    const marker = traceparent();
+    await post(gateway.url, '{ project(fullPath: "platform/core") { name } }', {}, { traceparent: marker.header });
+    await traceOf(marker.traceId);
+    expect(receiver.spans.slice(before).filter((s) => s.traceId !== marker.traceId)).toEqual([]);
+  });
+});
+
+describe('OpenTelemetry traces over OTLP/HTTP (JSON)', () => {
+  let json: Gateway | undefined;
+  afterAll(() => stop(json));
+
+  it('exports the same spans as JSON when OTEL_EXPORTER_OTLP_PROTOCOL is http/json, and starts traces of its own without a caller', async () => {
+    json = await startGateway({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_SERVICE_NAME: 'duograph-json' }, 'json');
+    const count = receiver.exports.length;
+    await post(json.url, 'query Plain { project(fullPath: "platform/core") { name } }', {}, {});
+    const spans = await receiver.waitFor((all) => all.some((s) => s.resource['service.name'] === 'duograph-json' && s.kind === SERVER));
+    const mine = spans.filter((s) => s.resource['service.name'] === 'duograph-json');
+    const server = one(mine, (s) => s.kind === SERVER);
+    expect(server.parentSpanId).toBe('');
+    const operation = one(mine, (s) => s.name === 'query Plain');
+    expect(operation.parentSpanId).toBe(server.spanId);
+    expect(one(mine, (s) => s.kind === CLIENT).parentSpanId).toBe(operation.spanId);
+    expect(receiver.exports.slice(count).every((e) => e.contentType.startsWith('application/json'))).toBe(true);
+  });
+
+  it('refuses to start when TRACE_RESOLVERS names a field the schema does not have', async () => {
+    await expect(startGateway({ TRACE_RESOLVERS: 'Project.jobs,Project.nope' }, 'bad-resolvers')).rejects.toThrow(
+      /duograph: cannot start: TRACE_RESOLVERS names Project\.nope, which the schema does not have/,
+    );
+  });
+});

@@ -1,0 +1,233 @@
+/**
+ * Trusted documents (PERSISTED_DOCUMENTS): a real Relay set, written by
+ * relay-compiler from test/relay/, and a real GraphQL Codegen set, written by
+ * the client preset (`persistedDocuments`) from test/operations/, served from
+ * one folder. The clients name documents as their tools do: Relay's
+ * `doc_id`, Codegen's `documentId` and the `persistedQuery` extension. With
+ * PERSISTED_DOCUMENTS_ONLY any other document is refused, over HTTP and
+ * graphql-ws, before any upstream call.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { generate } from '@graphql-codegen/cli';
+import { printSchema } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { buildSchema } from '../../src/schema/index.js';
+import { PersistedDocuments, PersistedDocumentsError, readPersistedDocuments } from '../../src/server/persisted-documents.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+import { waitForOutput } from '../helpers/processes.js';
+import { wsClient } from '../helpers/subscriptions.js';
+
+// Under the project, so the generated TypeScript resolves the project's packages when imported.
+const work = resolve('node_modules/.cache/duograph/trusted-documents');
+const set = join(work, 'set');
+let relay: Record<string, { params: { id: string; name: string } }>;
+let codegen: Record<string, { __meta__?: { hash?: string } }>;
+let mixed: TestApp;
+let only: TestApp;
+
+/** relay-compiler over test/relay/, against the schema a frontend gets (SDL without the federation directives). */
+function buildRelaySet(): void {
+  const dir = join(work, 'relay');
+  mkdirSync(join(dir, 'src'), { recursive: true });
+  mkdirSync(join(dir, '__generated__'), { recursive: true });
+  copyFileSync('test/relay/ProjectJobs.ts', join(dir, 'src/ProjectJobs.ts'));
+  writeFileSync(join(dir, 'schema.graphql'), printSchema(buildSchema()));
+  // The compiler adds to the file it persists to, which must exist.
+  writeFileSync(join(dir, 'persisted.json'), '{}');
+  writeFileSync(
+    join(dir, 'relay.config.json'),
+    JSON.stringify({
+      src: './src',
+      schema: './schema.graphql',
+      language: 'typescript',
+      artifactDirectory: './__generated__',
+      // The work folder sits under node_modules (see `work`), which Relay excludes by default.
+      excludes: ['**/__generated__/**'],
+      persistConfig: { file: './persisted.json', algorithm: 'SHA256' },
+    }),
+  );
+  const run = spawnSync(resolve('node_modules/.bin/relay-compiler'), [], { cwd: dir, encoding: 'utf8', env: { ...process.env, RUST_BACKTRACE: '0' } });
+  if (run.status !== 0) throw new Error(`relay-compiler failed: ${run.stdout}${run.stderr}`);
+  copyFileSync(join(dir, 'persisted.json'), join(set, 'relay.json'));
+}
+
+/** GraphQL Codegen's client preset over test/operations/, with persisted documents. */
+async function buildCodegenSet(): Promise<void> {
+  const out = join(work, 'codegen/');
+  await generate(
+    {
+      schema: printSchema(buildSchema()),
+      documents: ['test/operations/*.graphql'],
+      generates: {
+        [out]: {
+          preset: 'client',
+          presetConfig: { fragmentMasking: false, persistedDocuments: true },
+          config: { useTypeImports: true, enumsAsTypes: true, scalars: { DateTime: 'string', File: 'File', JSON: 'unknown', _Any: 'unknown' } },
+        },
+      },
+      silent: true,
+    },
+    true,
+  );
+  copyFileSync(join(out, 'persisted-documents.json'), join(set, 'codegen.json'));
+}
+
+beforeAll(async () => {
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(set, { recursive: true });
+  buildRelaySet();
+  await buildCodegenSet();
+  relay = {
+    query: (await import(join(work, 'relay/__generated__/ProjectJobsQuery.graphql.ts'))).default,
+    mutation: (await import(join(work, 'relay/__generated__/ProjectJobsStarMutation.graphql.ts'))).default,
+    subscription: (await import(join(work, 'relay/__generated__/ProjectJobsLogSubscription.graphql.ts'))).default,
+  };
+  codegen = (await import(join(work, 'codegen/graphql.ts'))) as typeof codegen;
+  mixed = await createTestApp({ env: { PERSISTED_DOCUMENTS: set } });
+  only = await createTestApp({ env: { PERSISTED_DOCUMENTS: set, PERSISTED_DOCUMENTS_ONLY: 'true', POLL_INTERVAL_MS: '100' } });
+}, 120_000);
+afterAll(async () => {
+  await mixed?.close();
+  await only?.close();
+});
+
+async function post(
+  t: TestApp,
+  body: Record<string, unknown>,
+): Promise<{ status: number; body: { data?: unknown; errors?: { message: string; extensions?: { code?: string } }[] } }> {
+  const response = await fetch(t.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', 'private-token': 'demo-token' },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as never };
+}
+
+function hashOf(name: string): string {
+  const hash = codegen[name]?.__meta__?.hash;
+  if (!hash) throw new Error(`codegen wrote no hash for ${name}`);
+  return hash;
+}
+
+describe('trusted documents', () => {
+  it("runs Relay's documents by doc_id, as its network layer sends them, with only trusted documents allowed", async () => {
+    const variables = { fullPath: 'platform/core', first: 2 };
+    const { status, body } = await post(only, { doc_id: relay.query?.params.id, variables });
+    expect(status).toBe(200);
+    expect(body.errors).toBeUndefined();
+    const text = await post(mixed, {
+      query:
+        'query($fullPath: String!, $first: Int!) { project(fullPath: $fullPath) { pathWithNamespace jobs(first: $first) { nodes { restId name status id } } id } }',
+      variables,
+    });
+    expect(body.data).toEqual(text.body.data);
+    const star = await post(only, { doc_id: relay.mutation?.params.id, variables: { id: 'platform/core' } });
+    expect(star.body.errors).toBeUndefined();
+    expect(star.body.data).toMatchObject({ projectStar: { project: { starCount: expect.any(Number) } } });
+  });
+
+  it("runs Codegen's documents by documentId and by the persistedQuery extension, with the hashes its generated documents carry", async () => {
+    const reference = await post(mixed, { query: 'query Projects { projects(first: 5, orderBy: NAME, sort: ASC) { totalCount } }' });
+    const byId = await post(only, { documentId: hashOf('ProjectsDocument') });
+    expect(byId.body.errors).toBeUndefined();
+    expect((byId.body.data as { projects: { totalCount: number } }).projects.totalCount).toBe(
+      (reference.body.data as { projects: { totalCount: number } }).projects.totalCount,
+    );
+    const byExtension = await post(only, { extensions: { persistedQuery: { version: 1, sha256Hash: hashOf('ProjectsDocument') } } });
+    expect(byExtension.body).toEqual(byId.body);
+  });
+
+  it('refuses any other document when only trusted ones may run: a clear 400, and no upstream call', async () => {
+    only.resetCalls();
+    const text = await post(only, { query: '{ projects(first: 1) { nodes { name } } }' });
+    expect(text.status).toBe(400);
+    expect(text.body.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_ID_REQUIRED');
+    expect(text.body.errors?.[0]?.message).toMatch(/trusted documents only: send the id of a persisted document/);
+    const unknown = await post(only, { documentId: 'f'.repeat(64) });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.errors?.[0]).toMatchObject({
+      message: `The document id "${'f'.repeat(64)}" is not one of this gateway's trusted documents.`,
+      extensions: { code: 'PERSISTED_QUERY_NOT_IN_LIST' },
+    });
+    expect(only.calls()).toEqual([]);
+  });
+
+  it('keeps accepting any query beside the ids when not only trusted ones may run, and GraphiQL with it', async () => {
+    const text = await post(mixed, { query: '{ project(fullPath: "platform/core") { name } }' });
+    expect(text.body).toEqual({ data: { project: { name: 'Core' } } });
+    const byId = await post(mixed, { documentId: hashOf('ProjectsDocument') });
+    expect(byId.body.errors).toBeUndefined();
+    const neither = await post(mixed, { variables: {} });
+    expect(neither.status).toBe(400);
+    expect(neither.body.errors?.[0]?.message).toBe('Send a query, or the id of a persisted document.');
+    const page = await fetch(mixed.url, { headers: { accept: 'text/html' } });
+    expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    // Only trusted documents: the page would run nothing; the browser is told why there is none.
+    const refused = await fetch(only.url, { headers: { accept: 'text/html' } });
+    expect(refused.status).toBe(404);
+    expect(await refused.text()).toMatch(/^GraphiQL is off: this gateway runs trusted documents only \(PERSISTED_DOCUMENTS_ONLY\)/);
+  });
+
+  it('runs trusted subscriptions over graphql-ws by id, and refuses a text there too', async () => {
+    const client = wsClient(only);
+    try {
+      const hash = relay.subscription?.params.id ?? '';
+      const events: unknown[] = [];
+      for await (const event of client.iterate({
+        query: '',
+        variables: { projectId: 'platform/core', jobId: '1002' },
+        extensions: { persistedQuery: { version: 1, sha256Hash: hash } },
+      })) {
+        events.push(event);
+        if ((event.data as { jobLogAppended?: { complete?: boolean } } | undefined)?.jobLogAppended?.complete) break;
+      }
+      expect(events.length).toBeGreaterThan(1);
+      expect(events.at(-1)).toEqual({ data: { jobLogAppended: { text: '', complete: true } } });
+      await expect(
+        (async () => {
+          for await (const _ of client.iterate({ query: 'subscription { jobLogAppended(projectId: "platform/core", jobId: "1002") { text } }' })) break;
+        })(),
+      ).rejects.toMatchObject([{ message: expect.stringMatching(/trusted documents only/), extensions: { code: 'PERSISTED_QUERY_ID_REQUIRED' } }]);
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it('refuses to start on a set that no longer fits the schema, naming the file and the id', async () => {
+    const stale = join(work, 'stale.json');
+    writeFileSync(stale, JSON.stringify({ 'old-1': 'query Old { project(fullPath: "x") { removedField } }' }));
+    const child = spawn(process.execPath, ['dist/src/main.js', 'serve'], {
+      env: { ...process.env, PERSISTED_DOCUMENTS: stale, GITLAB_URL: 'http://127.0.0.1:9', HUBZILLA_URL: 'http://127.0.0.1:9', PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const [line] = await waitForOutput(child, /duograph: cannot start: .*/, 'the start refusal');
+    const code = await new Promise((done) => child.once('exit', done));
+    expect(code).toBe(2);
+    expect(line).toMatch(/PERSISTED_DOCUMENTS: .*stale\.json: document old-1 does not fit the schema: Cannot query field "removedField"/);
+    expect(() => loadConfig({ PERSISTED_DOCUMENTS_ONLY: 'true' })).toThrow('PERSISTED_DOCUMENTS_ONLY needs PERSISTED_DOCUMENTS');
+  });
+
+  it("reads Apollo's persisted query manifest too, and refuses one id naming two documents", () => {
+    const manifest = join(work, 'manifest.json');
+    writeFileSync(
+      manifest,
+      JSON.stringify({ format: 'apollo-persisted-query-manifest', version: 1, operations: [{ id: 'a1', name: 'Me', type: 'query', body: '{ __typename }' }] }),
+    );
+    const documents = new PersistedDocuments(true, readPersistedDocuments(manifest), buildSchema());
+    expect(documents.resolve({ documentId: 'a1' })).toMatchObject({ query: '{ __typename }' });
+    expect(
+      () =>
+        new PersistedDocuments(
+          false,
+          [
+            ['x', '{ __typename }', 'a.json'],
+            ['x', 'query Other { __typename }', 'b.json'],
+          ],
+          buildSchema(),
+        ),
+    ).toThrow(new PersistedDocumentsError('b.json: id x names two different documents'));
+  });
+});
