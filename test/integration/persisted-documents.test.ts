@@ -11,6 +11,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { generate } from '@graphql-codegen/cli';
+import { createClient as createSseClient } from 'graphql-sse';
 import { printSchema } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
@@ -194,6 +195,26 @@ describe('trusted documents', () => {
     } finally {
       await client.dispose();
     }
+  });
+
+  it('runs a trusted subscription over SSE by its persistedQuery extension', async () => {
+    const client = createSseClient({ url: only.url.href, headers: { 'private-token': 'demo-token' }, retryAttempts: 0, singleConnection: false });
+    const events: unknown[] = [];
+    try {
+      const hash = relay.subscription?.params.id ?? '';
+      for await (const event of client.iterate({
+        query: '',
+        variables: { projectId: 'platform/core', jobId: '1002' },
+        extensions: { persistedQuery: { version: 1, sha256Hash: hash } },
+      })) {
+        events.push(event);
+        if ((event.data as { jobLogAppended?: { complete?: boolean } } | undefined)?.jobLogAppended?.complete) break;
+      }
+    } finally {
+      client.dispose();
+    }
+    expect(events.length).toBeGreaterThan(1);
+    expect(events.at(-1)).toEqual({ data: { jobLogAppended: { text: '', complete: true } } });
   });
 
   it('refuses to start on a set that no longer fits the schema, naming the file and the id', async () => {
