@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: the query benchmark (run.ts) with whatever flags were
- * given, then the subscription, stream, job-log and fleet-polls benchmarks with theirs by default.
+ * given, then the subscription, stream, job-log, fleet-polls and tracing benchmarks with theirs by default.
  * One entry, so that `npm run bench -- --only projects-jobs-100x20` reaches
  * run.ts: npm appends its arguments to the end of the script line. With
  * --only, just the query benchmark runs.
@@ -34,4 +34,5 @@ if (!args.some((arg) => arg === '--only' || arg.startsWith('--only='))) {
   run('bench/streams.ts', ['--no-build']);
   run('bench/job-log.ts', ['--no-build']);
   run('bench/fleet-polls.ts', ['--no-build']);
+  run('bench/tracing.ts', ['--no-build']);
 }

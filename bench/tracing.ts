@@ -1,0 +1,227 @@
+/**
+ * `npm run bench:tracing`: what OpenTelemetry costs on the 100x20 workload
+ * (one request, 101 upstream calls, so 103 spans when traced). The built
+ * gateway runs against the bench sandbox (dist/bench/sandbox-process.js,
+ * memoized answers) in each mode, in alternating rounds so that drift on
+ * the machine falls on every mode alike:
+ *
+ *   off        no OTLP endpoint: the SDK is not loaded
+ *   on 0.1     OTLP/HTTP protobuf to a loopback receiver, OTEL_TRACES_SAMPLER=traceidratio 0.1
+ *   on 1.0     the same, every request sampled
+ *   baseline   with --baseline <git rev>: that revision built beside this one (its own
+ *              worktree, this node_modules), for what the request id and the hooks cost when off
+ *
+ * Prints CPU ms per request of the gateway process (utime+stime from /proc),
+ * requests/s, and spans received per request, and each mode's CPU ratio to
+ * `off` (targets: off no more than the baseline within noise; 0.1 under 5%).
+ *
+ *   npm run bench:tracing -- --seconds 5 --rounds 3 --concurrency 16 [--baseline 1ff4de8]
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { Pool } from 'undici';
+
+const { values: flags } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '4' },
+    warmup: { type: 'string', default: '1' },
+    rounds: { type: 'string', default: '3' },
+    concurrency: { type: 'string', default: '16' },
+    baseline: { type: 'string' },
+    'no-build': { type: 'boolean', default: false },
+  },
+});
+const SECONDS = Number(flags.seconds);
+const WARMUP = Number(flags.warmup);
+const ROUNDS = Number(flags.rounds);
+const CONCURRENCY = Number(flags.concurrency);
+const ROOT = new URL('../', import.meta.url).pathname;
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+const QUERY = readFileSync(join(ROOT, 'bench/workloads/projects-jobs-100x20.graphql'), 'utf8');
+
+interface Mode {
+  name: string;
+  main: string;
+  env: Record<string, string>;
+}
+
+interface Proc {
+  pid: number;
+  ready: string;
+  stop(): Promise<void>;
+}
+
+function start(args: string[], env: Record<string, string>, ready: RegExp): Promise<Proc> {
+  const child: ChildProcess = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, NODE_ENV: 'production', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${args.join(' ')} did not start within 30 s`)), 30_000);
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
+    createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
+      const match = ready.exec(line);
+      if (!match) return;
+      clearTimeout(timer);
+      resolve({
+        pid: child.pid ?? 0,
+        ready: match[1] ?? line,
+        async stop() {
+          child.kill('SIGTERM');
+          await exited;
+        },
+      });
+    });
+  });
+}
+
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+
+/** A collector that counts the spans it receives and keeps nothing (protobuf: counts Span messages by their tag). */
+async function startSink(): Promise<{ url: string; exports: () => number; bytes: () => number; close: () => void }> {
+  let exports = 0;
+  let bytes = 0;
+  const server = createServer((req, res) => {
+    req.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+    });
+    req.on('end', () => {
+      exports++;
+      res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, exports: () => exports, bytes: () => bytes, close: () => server.close() };
+}
+
+/** A built copy of `rev` beside this checkout, using this node_modules; returns its main.js. */
+function buildBaseline(rev: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'duograph-baseline-'));
+  const run = (command: string, args: string[], cwd: string) => {
+    const result = spawnSync(command, args, { cwd, stdio: 'inherit' });
+    if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed`);
+  };
+  run('git', ['worktree', 'add', '--detach', dir, rev], ROOT);
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+  run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], dir);
+  return join(dir, 'dist/src/main.js');
+}
+
+/** Keeps CONCURRENCY requests in flight for `seconds`; returns how many were answered. */
+async function drive(url: URL, seconds: number): Promise<number> {
+  const pool = new Pool(url.origin, { connections: CONCURRENCY, pipelining: 1 });
+  const body = JSON.stringify({ query: QUERY });
+  const headers = { 'content-type': 'application/json', accept: 'application/json', 'private-token': 'demo-token' };
+  let done = 0;
+  const deadline = performance.now() + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (performance.now() < deadline) {
+        const response = await pool.request({ method: 'POST', path: url.pathname, headers, body });
+        const text = await response.body.text();
+        if (response.statusCode !== 200 || text.includes('"errors":[')) throw new Error(`${response.statusCode} ${text.slice(0, 200)}`);
+        done++;
+      }
+    }),
+  );
+  await pool.close();
+  return done;
+}
+
+async function main(): Promise<void> {
+  if (!flags['no-build']) {
+    for (const args of [
+      ['run', 'build'],
+      ['exec', '--', 'tsc', '-p', 'bench/tsconfig.json'],
+    ]) {
+      if (spawnSync('npm', args, { cwd: ROOT, stdio: 'inherit' }).status !== 0) throw new Error(`npm ${args.join(' ')} failed`);
+    }
+  }
+  const sandbox = await start(['dist/bench/sandbox-process.js'], {}, /^(\{.*\})$/);
+  const upstreams = JSON.parse(sandbox.ready) as { gitlab: string; hubzilla: string };
+  const sink = await startSink();
+  const main = join(ROOT, 'dist/src/main.js');
+  const traced = (ratio: string) => ({ OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: ratio });
+  const modes: Mode[] = [
+    ...(flags.baseline ? [{ name: `baseline ${flags.baseline}`, main: buildBaseline(flags.baseline), env: {} }] : []),
+    { name: 'off', main, env: {} },
+    { name: 'on 0.1', main, env: traced('0.1') },
+    { name: 'on 1.0', main, env: traced('1.0') },
+  ];
+  const totals = new Map(modes.map((m) => [m.name, { cpu: 0, requests: 0, seconds: 0, bytes: 0, exported: 0 }]));
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const mode of modes) {
+        if (!existsSync(mode.main)) throw new Error(`${mode.main} is not built`);
+        const gateway = await start(
+          [mode.main, 'serve'],
+          {
+            GITLAB_URL: upstreams.gitlab,
+            HUBZILLA_URL: upstreams.hubzilla,
+            PORT: '0',
+            HOST: '127.0.0.1',
+            UPSTREAM_CONNECTIONS: '128',
+            UPSTREAM_MAX_CONCURRENCY: '128',
+            ...mode.env,
+          },
+          /GraphiQL at (\S+)/,
+        );
+        try {
+          const url = new URL(gateway.ready);
+          const bytes0 = sink.bytes();
+          const warm = await drive(url, WARMUP);
+          const cpu0 = cpuMs(gateway.pid);
+          const t0 = performance.now();
+          const requests = await drive(url, SECONDS);
+          const total = totals.get(mode.name);
+          if (total) {
+            total.cpu += cpuMs(gateway.pid) - cpu0;
+            total.requests += requests;
+            total.seconds += (performance.now() - t0) / 1000;
+            // Every span of this gateway (warm-up included) reaches the sink by its exit: the exporter flushes on SIGTERM.
+            await gateway.stop();
+            total.bytes += sink.bytes() - bytes0;
+            total.exported += warm + requests;
+          }
+        } finally {
+          await gateway.stop();
+        }
+        console.error(`round ${round + 1} ${mode.name}: done`);
+      }
+    }
+  } finally {
+    await sandbox.stop();
+    sink.close();
+    for (const mode of modes) {
+      // A baseline's worktree goes with the run.
+      if (mode.main !== main) spawnSync('git', ['worktree', 'remove', '--force', join(mode.main, '../../..')], { cwd: ROOT, stdio: 'inherit' });
+    }
+  }
+  const off = totals.get('off');
+  const offCpu = off ? off.cpu / off.requests : Number.NaN;
+  const lines = [
+    `100x20 (101 upstream calls per request), concurrency ${CONCURRENCY}, ${ROUNDS} alternating rounds of ${SECONDS} s after ${WARMUP} s warm-up, Node ${process.versions.node} (${new Date().toISOString()})`,
+    '',
+    '| mode | req/s | CPU ms/req | vs off | OTLP KB/req |',
+    '|:--|--:|--:|--:|--:|',
+    ...[...totals].map(([name, t]) => {
+      const perRequest = t.cpu / t.requests;
+      return `| ${name} | ${(t.requests / t.seconds).toFixed(1)} | ${perRequest.toFixed(1)} | ${(perRequest / offCpu).toFixed(3)}x | ${(t.bytes / 1024 / t.exported).toFixed(2)} |`;
+    }),
+  ];
+  console.log(lines.join('\n'));
+}
+
+await main();
