@@ -84,7 +84,9 @@ describe('request id', () => {
   });
 
   it("names the request on its failed fields' log lines, which Yoga writes without it", async () => {
-    const response = await t.gql('{ project(fullPath: "platform/core") { hooks { nodes { url } } } }', undefined, { headers: { 'x-request-id': 'failing-field-1' } });
+    const response = await t.gql('{ project(fullPath: "platform/core") { hooks { nodes { url } } } }', undefined, {
+      headers: { 'x-request-id': 'failing-field-1' },
+    });
     const code = response.errors?.[0]?.extensions?.code;
     expect(code).toBe('FORBIDDEN');
     const lines = await linesOf('failing-field-1');
