@@ -107,6 +107,22 @@ async function post(
   return { status: response.status, body: (await response.json()) as never };
 }
 
+/** Relay's log subscription by id, as a graphql-ws or graphql-sse client sends it: an empty query, the id in the extension. */
+function persistedLog() {
+  const hash = relay.subscription?.params.id ?? '';
+  return { query: '', variables: { projectId: 'platform/core', jobId: '1002' }, extensions: { persistedQuery: { version: 1, sha256Hash: hash } } };
+}
+
+/** The events of a job log subscription, up to its last (complete) chunk. */
+async function untilComplete(events: AsyncIterable<{ data?: unknown }>): Promise<unknown[]> {
+  const seen: unknown[] = [];
+  for await (const event of events) {
+    seen.push(event);
+    if ((event.data as { jobLogAppended?: { complete?: boolean } } | undefined)?.jobLogAppended?.complete) break;
+  }
+  return seen;
+}
+
 function hashOf(name: string): string {
   const hash = codegen[name]?.__meta__?.hash;
   if (!hash) throw new Error(`codegen wrote no hash for ${name}`);
@@ -175,16 +191,7 @@ describe('trusted documents', () => {
   it('runs trusted subscriptions over graphql-ws by id, and refuses a text there too', async () => {
     const client = wsClient(only);
     try {
-      const hash = relay.subscription?.params.id ?? '';
-      const events: unknown[] = [];
-      for await (const event of client.iterate({
-        query: '',
-        variables: { projectId: 'platform/core', jobId: '1002' },
-        extensions: { persistedQuery: { version: 1, sha256Hash: hash } },
-      })) {
-        events.push(event);
-        if ((event.data as { jobLogAppended?: { complete?: boolean } } | undefined)?.jobLogAppended?.complete) break;
-      }
+      const events = await untilComplete(client.iterate(persistedLog()));
       expect(events.length).toBeGreaterThan(1);
       expect(events.at(-1)).toEqual({ data: { jobLogAppended: { text: '', complete: true } } });
       await expect(
@@ -199,17 +206,9 @@ describe('trusted documents', () => {
 
   it('runs a trusted subscription over SSE by its persistedQuery extension', async () => {
     const client = createSseClient({ url: only.url.href, headers: { 'private-token': 'demo-token' }, retryAttempts: 0, singleConnection: false });
-    const events: unknown[] = [];
+    let events: unknown[];
     try {
-      const hash = relay.subscription?.params.id ?? '';
-      for await (const event of client.iterate({
-        query: '',
-        variables: { projectId: 'platform/core', jobId: '1002' },
-        extensions: { persistedQuery: { version: 1, sha256Hash: hash } },
-      })) {
-        events.push(event);
-        if ((event.data as { jobLogAppended?: { complete?: boolean } } | undefined)?.jobLogAppended?.complete) break;
-      }
+      events = await untilComplete(client.iterate(persistedLog()));
     } finally {
       client.dispose();
     }
