@@ -292,6 +292,24 @@ describe('OpenTelemetry traces over OTLP/HTTP (JSON)', () => {
     expect(receiver.exports.slice(count).every((e) => e.contentType.startsWith('application/json'))).toBe(true);
   });
 
+  it('keeps serving when the collector is out of reach, and says nothing of its headers', async () => {
+    const lost = await startGateway(
+      { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_EXPORTER_OTLP_HEADERS: `x-collector-key=${COLLECTOR_KEY}` },
+      'lost-collector',
+    );
+    try {
+      for (let i = 0; i < 3; i++) {
+        const result = await post(lost.url, '{ project(fullPath: "platform/core") { name } }', {}, {});
+        expect(result).toEqual({ data: { project: { name: 'Core' } } });
+        // Past a batch delay, so that exports are tried and fail in between.
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    } finally {
+      await stop(lost);
+    }
+    expect(readFileSync(lost.logFile, 'utf8')).not.toContain(COLLECTOR_KEY);
+  });
+
   it('refuses to start when TRACE_RESOLVERS names a field the schema does not have', async () => {
     await expect(startGateway({ TRACE_RESOLVERS: 'Project.jobs,Project.nope' }, 'bad-resolvers')).rejects.toThrow(
       /duograph: cannot start: TRACE_RESOLVERS names Project\.nope, which the schema does not have/,
