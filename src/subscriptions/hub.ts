@@ -36,7 +36,7 @@ import { Topic, TopicStream } from './topic.js';
 import { WEBHOOK_STATE_FIELDS, type WebhookJobEvent } from './webhook-events.js';
 import { isAccessFailure, isRevoked, jobsTopic, notVisible, pollTopic, type Revoked, revoked, revokedError } from './channels.js';
 import { type LogChunk, LogWatch, type LogWatchRequest } from './job-log.js';
-import { ListPollTask, type ListPollSpec } from './list-poll.js';
+import { type ListPollSpec, ListTopic } from './list-poll.js';
 import { PipelineTopic, type PipelineWatch } from './pipeline-topic.js';
 
 export interface SubscriptionHubOptions {
@@ -371,39 +371,31 @@ export class SubscriptionHub {
 }
 
 /** What a job watch's subscribers share: its listeners, its poller and, per job, the newest state seen. */
-class JobTopic extends Topic<JobRecord> {
-  private readonly seen = new Map<number, { rank: number; signature: string; record: JobRecord }>();
-  private readonly statuses: ReadonlySet<string> | null;
-  private readonly stops: (() => void)[];
-  private readonly pollKey: string;
-  private release: (() => void) | null = null;
-
+class JobTopic extends ListTopic<JobRecord, { rank: number; signature: string; record: JobRecord }, SubscriptionHub> {
   constructor(
-    private readonly hub: SubscriptionHub,
+    hub: SubscriptionHub,
     key: string,
-    private readonly scope: string,
-    private readonly credentials: Credentials,
+    scope: string,
+    credentials: Credentials,
     private readonly watch: JobWatch,
   ) {
-    super(key);
+    super(hub, key, scope, credentials, JOB_POLL, watch.projectId, watch.statuses);
     const { projectId } = watch;
-    this.statuses = watch.statuses?.length ? new Set(watch.statuses) : null;
-    this.pollKey = `jobs:${projectId}:${scope}`;
-    this.stops = [
+    this.stops.push(
       hub.bus.shared.listen<WebhookMessage>(jobsTopic(projectId), (message) => {
         this.push(hub.webhookJobs(credentials, scope, message, (id) => this.seen.get(id)?.record));
       }),
       hub.pollChannel.listen<{ jobs: JobRecord[] } | Revoked>(pollTopic('jobs', projectId, scope), (message) =>
         isRevoked(message) ? this.revoke(revokedError(message)) : this.push(message.jobs),
       ),
-    ];
+    );
   }
 
   protected read(): Promise<JobRecord[]> {
     return this.hub.readJobs(this.hub.scopeClient(this.credentials), this.watch);
   }
 
-  private matches(job: JobRecord): boolean {
+  protected matches(job: JobRecord): boolean {
     if (this.watch.jobId != null && job.id !== this.watch.jobId) return false;
     if (this.watch.pipelineId != null && job.pipeline?.id !== this.watch.pipelineId) return false;
     return true;
@@ -417,29 +409,6 @@ class JobTopic extends Topic<JobRecord> {
     if (before && (before.signature === state || rank < before.rank)) return false;
     this.seen.set(job.id, { rank, signature: state, record: job });
     return !this.statuses || this.statuses.has(job.status);
-  }
-
-  protected current(job: JobRecord): JobRecord | null {
-    if (!this.matches(job)) return null;
-    const record = this.seen.get(job.id)?.record ?? job;
-    return !this.statuses || this.statuses.has(record.status) ? record : null;
-  }
-
-  protected override started(): void {
-    this.release = this.hub.pollers.acquire(this.pollKey, () => new ListPollTask(this.hub, JOB_POLL, this.watch.projectId, this.credentials, this.scope), {
-      leased: true,
-    });
-  }
-
-  protected override rejoined(): void {
-    this.hub.pollers.nudge(this.pollKey);
-  }
-
-  protected stop(): void {
-    for (const stop of this.stops.splice(0)) stop();
-    this.release?.();
-    this.release = null;
-    this.hub.forget(this as Topic<unknown>);
   }
 }
 

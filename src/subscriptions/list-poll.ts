@@ -8,8 +8,9 @@ import type { UpstreamError } from '../errors.js';
 import type { GitlabClient } from '../upstreams/gitlab/client.js';
 import { isAccessFailure, jobsTopic, pollTopic, revoked } from './channels.js';
 import type { Channel, EventBus } from './event-bus.js';
-import type { PollOutcome, PollTask } from './pollers.js';
+import type { PollerRegistry, PollOutcome, PollTask } from './pollers.js';
 import type { Credentials } from './scope.js';
+import { Topic } from './topic.js';
 
 /** What a list poller needs of the hub. */
 export interface ListPollHub {
@@ -85,5 +86,65 @@ export class ListPollTask<T extends { id: number }> implements PollTask {
 
   stop(): void {
     this.unlisten();
+  }
+}
+
+/** What a job or pipeline topic needs of the hub: a list poller's needs, the poller registry and the topic table. */
+export interface ListTopicHub extends ListPollHub {
+  readonly pollers: PollerRegistry;
+  forget(topic: Topic<unknown>): void;
+}
+
+/**
+ * What a job watch and a pipeline watch share: the newest state seen per
+ * record, the status filter, the listeners they stop with, and one leased
+ * list poller per project and scope, joined while anyone subscribes.
+ */
+export abstract class ListTopic<T extends { id: number; status: string }, Seen extends { record: T }, H extends ListTopicHub = ListTopicHub> extends Topic<T> {
+  protected readonly seen = new Map<number, Seen>();
+  protected readonly statuses: ReadonlySet<string> | null;
+  /** Listeners (webhook events, poll results) to stop with the topic: each subclass adds its own. */
+  protected readonly stops: (() => void)[] = [];
+  private readonly pollKey: string;
+  private release: (() => void) | null = null;
+
+  constructor(
+    protected readonly hub: H,
+    key: string,
+    protected readonly scope: string,
+    protected readonly credentials: Credentials,
+    private readonly spec: ListPollSpec<T>,
+    private readonly projectId: number,
+    statuses: readonly string[] | null | undefined,
+  ) {
+    super(key);
+    this.statuses = statuses?.length ? new Set(statuses) : null;
+    this.pollKey = `${spec.kind}:${projectId}:${scope}`;
+  }
+
+  /** Whether a record is one this watch is about. */
+  protected abstract matches(record: T): boolean;
+
+  protected current(record: T): T | null {
+    if (!this.matches(record)) return null;
+    const latest = this.seen.get(record.id)?.record ?? record;
+    return !this.statuses || this.statuses.has(latest.status) ? latest : null;
+  }
+
+  protected override started(): void {
+    this.release = this.hub.pollers.acquire(this.pollKey, () => new ListPollTask(this.hub, this.spec, this.projectId, this.credentials, this.scope), {
+      leased: true,
+    });
+  }
+
+  protected override rejoined(): void {
+    this.hub.pollers.nudge(this.pollKey);
+  }
+
+  protected stop(): void {
+    for (const stop of this.stops.splice(0)) stop();
+    this.release?.();
+    this.release = null;
+    this.hub.forget(this as Topic<unknown>);
   }
 }

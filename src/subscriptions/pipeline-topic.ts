@@ -1,22 +1,7 @@
-/**
- * Pipeline watches: what the subscribers of `pipelineStatusUpdated` with the
- * same credentials and the same watch share (topic.ts), fed like job
- * watches. A webhook (job or pipeline event) names a pipeline and its
- * status; each credential scope reads that pipeline once per event, so it
- * gets the full record its own credentials may see, with the event's
- * status on top. Where no webhook flows, one shared poller per project and
- * scope lists the project's newest pipelines and publishes those whose
- * state changed. A pipeline may go back from a finished state (a retry):
- * what orders its states is `updated_at`, never the status alone.
- */
-import type { GitlabClient } from '../upstreams/gitlab/client.js';
 import type { PipelineRecord } from '../upstreams/gitlab/records.js';
-import type { Channel, EventBus } from './event-bus.js';
 import { isAccessFailure, isRevoked, jobsTopic, notVisible, pollTopic, type Revoked, revokedError } from './channels.js';
-import type { PollerRegistry } from './pollers.js';
 import type { Credentials } from './scope.js';
-import { ListPollTask, type ListPollSpec } from './list-poll.js';
-import { Topic } from './topic.js';
+import { type ListPollSpec, ListTopic, type ListTopicHub } from './list-poll.js';
 import type { WebhookJobEvent } from './webhook-events.js';
 
 export interface PipelineWatch {
@@ -25,18 +10,6 @@ export interface PipelineWatch {
   ref?: string | null;
   /** REST status names. */
   statuses?: readonly string[] | null;
-}
-
-/** What a pipeline topic needs of the hub. */
-export interface PipelineHubView {
-  readonly bus: EventBus;
-  /** Where poll results go (see SubscriptionHub.pollChannel). */
-  readonly pollChannel: Channel;
-  readonly pollers: PollerRegistry;
-  readonly webhookQuietMs: number;
-  readonly accessRecheckMs: number;
-  scopeClient(credentials: Credentials): GitlabClient;
-  forget(topic: Topic<unknown>): void;
 }
 
 /** Newest pipelines a watch of a whole project reads first: GitLab's page maximum. */
@@ -63,7 +36,7 @@ function reported(event: WebhookJobEvent): { record: PipelineRecord; authoritati
 }
 
 /** Reads shared by a hub's topics of one scope for one webhook event; dropped once settled. */
-const eventReads = new WeakMap<PipelineHubView, Map<string, Promise<PipelineRecord | null | 'denied'>>>();
+const eventReads = new WeakMap<ListTopicHub, Map<string, Promise<PipelineRecord | null | 'denied'>>>();
 
 /**
  * A pipeline of a webhook event as a scope sees it: read once per scope and
@@ -74,7 +47,7 @@ const eventReads = new WeakMap<PipelineHubView, Map<string, Promise<PipelineReco
  * is the one from before the job's change.
  */
 async function asSeenBy(
-  hub: PipelineHubView,
+  hub: ListTopicHub,
   credentials: Credentials,
   scope: string,
   eventKey: string,
@@ -104,25 +77,17 @@ async function asSeenBy(
   return event.authoritative ? { ...before, ...event.record } : null;
 }
 
-export class PipelineTopic extends Topic<PipelineRecord> {
-  private readonly seen = new Map<number, { signature: string; updated: number; record: PipelineRecord }>();
-  private readonly statuses: ReadonlySet<string> | null;
-  private readonly stops: (() => void)[];
-  private readonly pollKey: string;
-  private release: (() => void) | null = null;
-
+export class PipelineTopic extends ListTopic<PipelineRecord, { signature: string; updated: number; record: PipelineRecord }> {
   constructor(
-    private readonly hub: PipelineHubView,
+    hub: ListTopicHub,
     key: string,
-    private readonly scope: string,
-    private readonly credentials: Credentials,
+    scope: string,
+    credentials: Credentials,
     private readonly watch: PipelineWatch,
   ) {
-    super(key);
+    super(hub, key, scope, credentials, PIPELINE_POLL, watch.projectId, watch.statuses);
     const { projectId } = watch;
-    this.statuses = watch.statuses?.length ? new Set(watch.statuses) : null;
-    this.pollKey = `pipelines:${projectId}:${scope}`;
-    this.stops = [
+    this.stops.push(
       hub.bus.shared.listen<{ eventKey: string; event: WebhookJobEvent }>(jobsTopic(projectId), (message) => {
         const pipelines = reported(message.event).filter((p) => this.matches(p.record));
         if (pipelines.length === 0) return;
@@ -135,7 +100,7 @@ export class PipelineTopic extends Topic<PipelineRecord> {
       hub.pollChannel.listen<{ pipelines: PipelineRecord[] } | Revoked>(pollTopic('pipelines', projectId, scope), (message) =>
         isRevoked(message) ? this.revoke(revokedError(message)) : this.push(message.pipelines),
       ),
-    ];
+    );
   }
 
   protected async read(): Promise<PipelineRecord[]> {
@@ -150,7 +115,7 @@ export class PipelineTopic extends Topic<PipelineRecord> {
     return byId(page.items);
   }
 
-  private matches(pipeline: PipelineRecord): boolean {
+  protected matches(pipeline: PipelineRecord): boolean {
     if (this.watch.pipelineId != null && pipeline.id !== this.watch.pipelineId) return false;
     if (this.watch.ref != null && pipeline.ref !== this.watch.ref) return false;
     return true;
@@ -168,29 +133,6 @@ export class PipelineTopic extends Topic<PipelineRecord> {
     if (before && signature(record) === before.signature) return false;
     this.seen.set(pipeline.id, { signature: signature(record), updated: Number.isNaN(updated) ? (before?.updated ?? 0) : updated, record });
     return !this.statuses || this.statuses.has(pipeline.status);
-  }
-
-  protected current(pipeline: PipelineRecord): PipelineRecord | null {
-    if (!this.matches(pipeline)) return null;
-    const record = this.seen.get(pipeline.id)?.record ?? pipeline;
-    return !this.statuses || this.statuses.has(record.status) ? record : null;
-  }
-
-  protected override started(): void {
-    this.release = this.hub.pollers.acquire(this.pollKey, () => new ListPollTask(this.hub, PIPELINE_POLL, this.watch.projectId, this.credentials, this.scope), {
-      leased: true,
-    });
-  }
-
-  protected override rejoined(): void {
-    this.hub.pollers.nudge(this.pollKey);
-  }
-
-  protected stop(): void {
-    for (const stop of this.stops.splice(0)) stop();
-    this.release?.();
-    this.release = null;
-    this.hub.forget(this as Topic<unknown>);
   }
 }
 
