@@ -8,11 +8,12 @@
  *   npm run bench:fleet-polls -- [--subscribers 1000] [--interval 200] [--seconds 5] [--no-build]
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
 import { parseArgs } from 'node:util';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { startGitlabSandbox } from '../src/sandbox/gitlab/server.js';
+// The same process helpers as the end-to-end tests.
+import { freePort, waitForOutput } from '../test/helpers/processes.js';
 
 const ROOT = new URL('../', import.meta.url);
 const { values } = parseArgs({
@@ -27,38 +28,11 @@ const SUBSCRIBERS = Number(values.subscribers);
 const INTERVAL = Number(values.interval);
 const SECONDS = Number(values.seconds);
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function waitFor(child: ChildProcess, pattern: RegExp): Promise<RegExpExecArray> {
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ${pattern} in:\n${output}`)), 30_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = pattern.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-  });
-}
-
 async function gateway(gitlabUrl: string, redisUrl: string | null): Promise<{ child: ChildProcess; url: string }> {
   const env: Record<string, string> = { GITLAB_URL: gitlabUrl, POLL_INTERVAL_MS: String(INTERVAL), POLL_MAX_INTERVAL_MS: String(INTERVAL), LOG_LEVEL: 'error' };
   if (redisUrl) env.REDIS_URL = redisUrl;
   const child = spawn(process.execPath, ['dist/src/main.js', 'serve', '--port', '0', '--host', '127.0.0.1'], { cwd: ROOT, env: { ...process.env, ...env } });
-  return { child, url: (await waitFor(child, /GraphiQL at (\S+)/))[1] ?? '' };
+  return { child, url: (await waitForOutput(child, /GraphiQL at (\S+)/, 'gateway'))[1] ?? '' };
 }
 
 /** Polls of the project's job list the gateway made, from its own /metrics. */
@@ -108,7 +82,7 @@ if (spawnSync('redis-server', ['--version']).status !== 0) {
 }
 const port = await freePort();
 const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']);
-await waitFor(redis, /Ready to accept connections/);
+await waitForOutput(redis, /Ready to accept connections/, 'redis-server');
 const sandbox = await startGitlabSandbox({ clock: 'manual' });
 const one = await gateway(sandbox.url, null);
 const single = await measure([one.url]);
