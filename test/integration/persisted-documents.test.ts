@@ -230,6 +230,22 @@ describe('trusted documents', () => {
     expect(() => loadConfig({ PERSISTED_DOCUMENTS_ONLY: 'true' })).toThrow('PERSISTED_DOCUMENTS_ONLY needs PERSISTED_DOCUMENTS');
   });
 
+  it('refuses a set it cannot read, naming the file: missing, not JSON, an empty folder, a document that is not text, an id with spaces', () => {
+    const bad = join(work, 'bad');
+    mkdirSync(join(bad, 'empty'), { recursive: true });
+    writeFileSync(join(bad, 'broken.json'), '{"a": ');
+    writeFileSync(join(bad, 'number.json'), '{"a": 42}');
+    writeFileSync(join(bad, 'spaces.json'), '{"an id": "{ __typename }"}');
+    const load = (path: string) => () => new PersistedDocuments(false, readPersistedDocuments(path), buildSchema());
+    expect(load(join(bad, 'missing.json'))).toThrow(
+      new PersistedDocumentsError(`${join(bad, 'missing.json')}: cannot be read (PERSISTED_DOCUMENTS names a missing file or folder)`),
+    );
+    expect(load(join(bad, 'broken.json'))).toThrow(new PersistedDocumentsError(`${join(bad, 'broken.json')}: not a JSON file`));
+    expect(load(join(bad, 'empty'))).toThrow(new PersistedDocumentsError(`${join(bad, 'empty')}: the folder holds no .json file`));
+    expect(load(join(bad, 'number.json'))).toThrow(new PersistedDocumentsError(`${join(bad, 'number.json')}: the document of a is not a string`));
+    expect(load(join(bad, 'spaces.json'))).toThrow(/"an id" is not a document id/);
+  });
+
   it("reads Apollo's persisted query manifest too, and refuses one id naming two documents", () => {
     const manifest = join(work, 'manifest.json');
     writeFileSync(
