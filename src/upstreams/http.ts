@@ -48,14 +48,20 @@ export interface HttpClientOptions {
 /**
  * Starts the trace span of one upstream call and writes its trace context
  * into `headers`. One span covers a call's retries. Sees what `UpstreamCall`
- * sees and nothing more: never a raw path, a query or a header value.
+ * sees and nothing more: never a raw path, a query or a header value. The
+ * call is described on demand: a call of a request not sampled has no span.
  */
 export interface UpstreamTracer {
-  start(
-    call: { upstream: string; method: string; route: string; breaker: BreakerState },
-    headers: Record<string, string>,
-    scope: RequestScope | undefined,
-  ): UpstreamSpan;
+  start(describe: () => UpstreamSpanCall, headers: Record<string, string>, scope: RequestScope | undefined): UpstreamSpan;
+}
+
+/** What the span of an upstream call is named and labelled by. */
+export interface UpstreamSpanCall {
+  upstream: string;
+  method: string;
+  /** The route template, as in `UpstreamCall.route`. */
+  route: string;
+  breaker: BreakerState;
 }
 
 /** The span of one upstream call, ended once with its outcome. */
@@ -558,8 +564,13 @@ export class HttpClient {
   }
 
   private startSpan(request: UpstreamRequest, headers: Record<string, string>): UpstreamSpan {
-    const call = { upstream: this.name, method: request.method, route: routeTemplate(request.path, this.routeWords), breaker: this.breaker.state };
-    return (this.tracer as UpstreamTracer).start(call, headers, request.scope);
+    const describe = (): UpstreamSpanCall => ({
+      upstream: this.name,
+      method: request.method,
+      route: routeTemplate(request.path, this.routeWords),
+      breaker: this.breaker.state,
+    });
+    return (this.tracer as UpstreamTracer).start(describe, headers, request.scope);
   }
 
   /** The attempts of `execute` (see there); counts retries into `tally` when given. */

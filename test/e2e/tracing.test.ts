@@ -310,6 +310,48 @@ describe('OpenTelemetry traces over OTLP/HTTP (JSON)', () => {
     expect(readFileSync(lost.logFile, 'utf8')).not.toContain(COLLECTOR_KEY);
   });
 
+  it('samples a request whole or not at all: a sampled one has every span, one not sampled none, and GitLab sees which', async () => {
+    const sampled = await startGateway({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.5', OTEL_SERVICE_NAME: 'duograph-ratio' }, 'ratio');
+    try {
+      gitlab.clearRequests();
+      const ids = Array.from({ length: 24 }, (_, i) => `ratio-${i}`);
+      for (const id of ids) {
+        const result = await post(sampled.url, 'query Sampled { project(fullPath: "platform/core") { name forkedFrom { name } } }', {}, { 'x-request-id': id });
+        expect(result.errors).toBeUndefined();
+      }
+      // The trace context each request sent GitLab: its trace id, and whether it was sampled.
+      const traces = ids.map((id) => {
+        const calls = gitlab.requests.filter((r) => r.headers['x-request-id'] === id);
+        // Each call has a parent id of its own when sampled; the trace id and the flags are the request's.
+        const contexts = new Set(calls.map((r) => r.headers.traceparent?.replace(/^00-([0-9a-f]{32})-[0-9a-f]{16}-(0[01])$/, '$1 $2')));
+        expect(contexts.size).toBe(1);
+        const [traceId = '', flags] = [...contexts][0]?.split(' ') ?? [];
+        expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+        return { traceId, sampled: flags === '01', calls: calls.length };
+      });
+      const kept = traces.filter((t) => t.sampled);
+      // 0.5 of 24: both kinds, unless 24 coins all fell alike (1 in 8 million).
+      expect(kept.length).toBeGreaterThan(0);
+      expect(kept.length).toBeLessThan(traces.length);
+      await receiver.waitFor((all) => kept.every((t) => all.some((s) => s.traceId === t.traceId && s.kind === SERVER)));
+      const mine = receiver.spans.filter((s) => s.resource['service.name'] === 'duograph-ratio');
+      for (const t of traces) {
+        const spans = mine.filter((s) => s.traceId === t.traceId);
+        if (!t.sampled) {
+          expect(spans).toEqual([]);
+          continue;
+        }
+        const operation = one(spans, (s) => s.name === 'query Sampled');
+        expect(one(spans, (s) => s.kind === SERVER).spanId).toBe(operation.parentSpanId);
+        const calls = spans.filter((s) => s.kind === CLIENT);
+        expect(calls).toHaveLength(t.calls);
+        for (const call of calls) expect(call.parentSpanId).toBe(operation.spanId);
+      }
+    } finally {
+      await stop(sampled);
+    }
+  });
+
   it('refuses to start when TRACE_RESOLVERS names a field the schema does not have', async () => {
     await expect(startGateway({ TRACE_RESOLVERS: 'Project.jobs,Project.nope' }, 'bad-resolvers')).rejects.toThrow(
       /duograph: cannot start: TRACE_RESOLVERS names Project\.nope, which the schema does not have/,
