@@ -213,10 +213,10 @@ export function buildApp(options: AppOptions): App {
       useCompiledExecution(),
       metrics.plugin(),
       useRequestIdOnErrors(),
+      // Before the limits, so that an operation they refuse still has its span, with the refusal's code.
+      ...(tracing ? [tracing.plugin()] : []),
       // Depth, aliases, tokens, directives, cost in upstream calls, no field suggestions: refused before any resolver runs.
       ...limitPlugins(config, budget),
-      // Last, so that its execute function wraps whichever the others chose.
-      ...(tracing ? [tracing.plugin()] : []),
     ],
     context: ({ request, scope: given }) => {
       // One scope per operation (a batch has several), from the request's: the operation's span is its own.

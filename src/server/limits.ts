@@ -176,14 +176,6 @@ function releasingAfter(execute: Execute, release: () => void): Execute {
   };
 }
 
-/**
- * Refuses, before execution, an operation estimated to cause more than `max`
- * upstream calls; with a `budget`, a query or mutation then waits until its
- * estimate fits among the operations running. The estimate is a validation
- * pass over the document, a few percent of a small query's CPU, so it is kept
- * per parsed document (Yoga reuses one per query text) and per operation name
- * and variables.
- */
 /** The estimate of each operation run, by its context, for its trace span. */
 const operationCosts = new WeakMap<object, number>();
 
@@ -192,6 +184,14 @@ export function costOf(contextValue: unknown): number | undefined {
   return typeof contextValue === 'object' && contextValue !== null ? operationCosts.get(contextValue) : undefined;
 }
 
+/**
+ * Refuses, before execution, an operation estimated to cause more than `max`
+ * upstream calls; with a `budget`, a query or mutation then waits until its
+ * estimate fits among the operations running. The estimate is a validation
+ * pass over the document, a few percent of a small query's CPU, so it is kept
+ * per parsed document (Yoga reuses one per query text) and per operation name
+ * and variables.
+ */
 export function useCostLimit(max: number, budget: ConcurrencyLimiter | null = null): Plugin {
   const estimates = new WeakMap<DocumentNode, Map<string, { cost: number; error: GraphQLError | null }>>();
   const estimate = (args: CostArgs): { cost: number; error: GraphQLError | null } => {
@@ -208,11 +208,11 @@ export function useCostLimit(max: number, budget: ConcurrencyLimiter | null = nu
   return {
     onExecute({ args, executeFn, setExecuteFn, setResultAndStopExecution }) {
       const { cost, error } = estimate(args);
+      if (typeof args.contextValue === 'object' && args.contextValue !== null) operationCosts.set(args.contextValue, cost);
       if (error) {
         setResultAndStopExecution({ errors: [error] });
         return;
       }
-      if (typeof args.contextValue === 'object' && args.contextValue !== null) operationCosts.set(args.contextValue, cost);
       if (!budget) return;
       // First come, first served, weighed by the estimate: a large operation is not starved by small ones.
       const signal = (args.contextValue as { request?: Request } | undefined)?.request?.signal;
@@ -226,7 +226,8 @@ export function useCostLimit(max: number, budget: ConcurrencyLimiter | null = nu
       );
     },
     onSubscribe({ args, setResultAndStopExecution }) {
-      const { error } = estimate(args);
+      const { cost, error } = estimate(args);
+      if (typeof args.contextValue === 'object' && args.contextValue !== null) operationCosts.set(args.contextValue, cost);
       if (error) setResultAndStopExecution({ errors: [error] });
     },
   };

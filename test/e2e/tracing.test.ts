@@ -204,6 +204,24 @@ describe('OpenTelemetry traces over OTLP/HTTP (protobuf)', () => {
     expect(JSON.stringify(spans)).not.toContain('internal detail 7731');
   });
 
+  it('traces an operation the limits refuse before it runs: its span says why and what it was estimated to cost, and nothing goes upstream', async () => {
+    gitlab.clearRequests();
+    const caller = traceparent();
+    const result = await post(
+      gateway.url,
+      'query TooLarge { projects(first: 100) { nodes { jobs(first: 100) { nodes { project { forkedFrom { name } } } } } } }',
+      {},
+      { traceparent: caller.header },
+    );
+    expect(result.errors).toEqual([expect.objectContaining({ extensions: { code: 'BAD_USER_INPUT', cost: { estimated: 20101, limit: 2000 } } })]);
+    const spans = await traceOf(caller.traceId);
+    const operation = one(spans, (s) => s.name === 'query TooLarge');
+    expect(operation.attributes).toMatchObject({ 'duograph.outcome': 'error', 'graphql.error.codes': ['BAD_USER_INPUT'], 'duograph.cost.estimate': 20101 });
+    expect(operation.status.code).toBe(ERROR);
+    expect(spans.filter((s) => s.kind === CLIENT)).toEqual([]);
+    expect(gitlab.requests).toEqual([]);
+  });
+
   it("traces each subscription event delivered under the subscription's span", async () => {
     const client = createClient({
       url: gateway.url.replace(/^http/, 'ws'),
