@@ -12,7 +12,8 @@
  * A request names its document as `documentId` (the GraphQL-over-HTTP
  * proposal), `doc_id` or `id` (Relay's examples), or
  * `extensions.persistedQuery.sha256Hash` (Apollo's and Codegen's clients),
- * over HTTP and over graphql-ws alike. Every document is parsed and validated
+ * over HTTP (in a GET's URL too: `?documentId=…&variables=…`, a cacheable
+ * address) and over graphql-ws alike. Every document is parsed and validated
  * against the schema at start, so a stale set fails the start, not a user.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -76,6 +77,14 @@ export class PersistedDocuments {
     return typeof persisted?.sha256Hash === 'string' && persisted.sha256Hash ? persisted.sha256Hash : null;
   }
 
+  /** The id an HTTP request names: in its parameters, or for a GET in its URL, which Yoga reads only the standard parameters of. */
+  static idOfHttp(params: DocumentRequest, request: Request): string | null {
+    const id = PersistedDocuments.idOf(params);
+    if (id !== null || request.method !== 'GET') return id;
+    const search = new URL(request.url).searchParams;
+    return PersistedDocuments.idOf({ documentId: search.get('documentId'), doc_id: search.get('doc_id'), id: search.get('id') });
+  }
+
   /** The document a request runs: its own text when allowed, else the one its id names. */
   resolve(request: DocumentRequest): Resolved {
     const id = PersistedDocuments.idOf(request);
@@ -94,11 +103,11 @@ export class PersistedDocuments {
     return usePersistedOperations({
       getPersistedOperation: (id) => this.documents.get(id)?.document ?? null,
       allowArbitraryOperations: !this.only,
-      extractPersistedOperationId: (params) => PersistedDocuments.idOf(params as DocumentRequest),
+      extractPersistedOperationId: (params, request) => PersistedDocuments.idOfHttp(params as DocumentRequest, request),
       // Validated against the schema at start.
       skipDocumentValidation: true,
       customErrors: {
-        notFound: (payload) => notFoundError(PersistedDocuments.idOf(payload.params as DocumentRequest) ?? ''),
+        notFound: (payload) => notFoundError(PersistedDocuments.idOfHttp(payload.params as DocumentRequest, payload.request) ?? ''),
         keyNotFound: () => (this.only ? onlyError() : missingError()),
         persistedQueryOnly: () => onlyError(),
       },

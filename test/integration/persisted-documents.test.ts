@@ -157,6 +157,32 @@ describe('trusted documents', () => {
     expect(byExtension.body).toEqual(byId.body);
   });
 
+  it('runs a trusted query by GET with the id in the URL, and refuses a mutation there as for any GET', async () => {
+    const variables = JSON.stringify({ fullPath: 'platform/core', first: 2 });
+    const get = async (params: Record<string, string>) => {
+      const response = await fetch(`${only.url}?${new URLSearchParams(params)}`, {
+        headers: { accept: 'application/graphql-response+json', 'private-token': 'demo-token', 'graphql-preflight': '1' },
+      });
+      return { status: response.status, body: (await response.json()) as { data?: unknown; errors?: { message: string; extensions?: { code?: string } }[] } };
+    };
+    const byPost = await post(only, { doc_id: relay.query?.params.id, variables: JSON.parse(variables) });
+    for (const name of ['documentId', 'doc_id']) {
+      const byGet = await get({ [name]: relay.query?.params.id ?? '', variables });
+      expect(byGet).toEqual({ status: 200, body: byPost.body });
+    }
+    only.resetCalls();
+    const mutation = await get({ documentId: relay.mutation?.params.id ?? '', variables: JSON.stringify({ id: 'platform/core' }) });
+    expect(mutation.status).toBe(405);
+    expect(mutation.body.errors?.[0]?.message).toMatch(/mutation.*POST/i);
+    const unknown = await get({ documentId: 'e'.repeat(64) });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.errors?.[0]).toMatchObject({
+      message: `The document id "${'e'.repeat(64)}" is not one of this gateway's trusted documents.`,
+      extensions: { code: 'PERSISTED_QUERY_NOT_IN_LIST' },
+    });
+    expect(only.calls()).toEqual([]);
+  });
+
   it('refuses any other document when only trusted ones may run: a clear 400, and no upstream call', async () => {
     only.resetCalls();
     const text = await post(only, { query: '{ projects(first: 1) { nodes { name } } }' });
