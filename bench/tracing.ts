@@ -2,20 +2,29 @@
  * `npm run bench:tracing`: what OpenTelemetry costs on the 100x20 workload
  * (one request, 101 upstream calls, so 103 spans when traced). The built
  * gateway runs against the bench sandbox (dist/bench/sandbox-process.js,
- * memoized answers) in each mode, in alternating rounds so that drift on
- * the machine falls on every mode alike:
+ * memoized answers) in each mode:
  *
- *   off        no OTLP endpoint: the SDK is not loaded
- *   on 0.1     OTLP/HTTP protobuf to a loopback receiver, OTEL_TRACES_SAMPLER=traceidratio 0.1
- *   on 1.0     the same, every request sampled
- *   baseline   with --baseline <git rev>: that revision built beside this one (its own
- *              worktree, this node_modules), for what the request id and the hooks cost when off
+ *   off          no OTLP endpoint: the SDK is not loaded
+ *   off again    the same again: how far two runs of one build differ (the noise)
+ *   always_off   OTLP endpoint set, OTEL_TRACES_SAMPLER=always_off: the hooks and spans that are never sampled
+ *   on 0.1       OTLP/HTTP protobuf to a loopback receiver, OTEL_TRACES_SAMPLER=traceidratio 0.1
+ *   on 1.0       the same, every request sampled
+ *   baseline     with --baseline <git rev>: that revision built beside this one (its own
+ *                worktree, this node_modules), for what the request id and the hooks cost when off
+ *
+ * Each round runs every mode once, each round starting one mode later, so
+ * that neither drift on the machine nor the place in the order falls on one
+ * mode more than another (with a fixed order, 0.1 always ran right after off
+ * and measured 1.05x to 1.13x of it; rotated, 1.02x). Each run warms up for
+ * `--warmup` seconds first: a 100x20 request takes about 60 ms of CPU, so one
+ * second is 17 requests, too few for the JIT to have settled.
  *
  * Prints CPU ms per request of the gateway process (utime+stime from /proc),
- * requests/s, and spans received per request, and each mode's CPU ratio to
- * `off` (targets: off no more than the baseline within noise; 0.1 under 5%).
+ * requests/s, and spans received per request, each mode's CPU ratio to `off`
+ * over all rounds, and the lowest and highest ratio of a single round
+ * (targets: off no more than the baseline within noise; 0.1 under 5%).
  *
- *   npm run bench:tracing -- --seconds 5 --rounds 3 --concurrency 16 [--baseline 1ff4de8]
+ *   npm run bench:tracing -- --seconds 5 --rounds 5 --concurrency 16 [--baseline 1ff4de8] [--modes "off,on 0.1"]
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
@@ -30,10 +39,12 @@ import { Pool } from 'undici';
 const { values: flags } = parseArgs({
   options: {
     seconds: { type: 'string', default: '4' },
-    warmup: { type: 'string', default: '1' },
-    rounds: { type: 'string', default: '3' },
+    warmup: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '5' },
     concurrency: { type: 'string', default: '16' },
     baseline: { type: 'string' },
+    /** Comma-separated mode names to run (all by default), e.g. "off,on 0.1": more rounds of the two that matter in the same time. */
+    modes: { type: 'string' },
     'no-build': { type: 'boolean', default: false },
   },
 });
@@ -154,16 +165,20 @@ async function main(): Promise<void> {
   const sink = await startSink();
   const main = join(ROOT, 'dist/src/main.js');
   const traced = (ratio: string) => ({ OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: ratio });
-  const modes: Mode[] = [
+  const all: Mode[] = [
     ...(flags.baseline ? [{ name: `baseline ${flags.baseline}`, main: buildBaseline(flags.baseline), env: {} }] : []),
     { name: 'off', main, env: {} },
+    { name: 'off again', main, env: {} },
+    { name: 'always_off', main, env: { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_TRACES_SAMPLER: 'always_off' } },
     { name: 'on 0.1', main, env: traced('0.1') },
     { name: 'on 1.0', main, env: traced('1.0') },
   ];
-  const totals = new Map(modes.map((m) => [m.name, { cpu: 0, requests: 0, seconds: 0, bytes: 0, exported: 0 }]));
+  const modes = all.filter((mode) => !flags.modes || flags.modes.split(',').includes(mode.name));
+  const totals = new Map(modes.map((m) => [m.name, { cpu: 0, requests: 0, seconds: 0, bytes: 0, exported: 0, perRound: [] as number[] }]));
   try {
     for (let round = 0; round < ROUNDS; round++) {
-      for (const mode of modes) {
+      const shift = round % modes.length;
+      for (const mode of [...modes.slice(shift), ...modes.slice(0, shift)]) {
         if (!existsSync(mode.main)) throw new Error(`${mode.main} is not built`);
         const gateway = await start(
           [mode.main, 'serve'],
@@ -187,7 +202,9 @@ async function main(): Promise<void> {
           const requests = await drive(url, SECONDS);
           const total = totals.get(mode.name);
           if (total) {
-            total.cpu += cpuMs(gateway.pid) - cpu0;
+            const cpu = cpuMs(gateway.pid) - cpu0;
+            total.cpu += cpu;
+            total.perRound[round] = cpu / requests;
             total.requests += requests;
             total.seconds += (performance.now() - t0) / 1000;
             // Every span of this gateway (warm-up included) reaches the sink by its exit: the exporter flushes on SIGTERM.
@@ -204,7 +221,7 @@ async function main(): Promise<void> {
   } finally {
     await sandbox.stop();
     sink.close();
-    for (const mode of modes) {
+    for (const mode of all) {
       // A baseline's worktree goes with the run.
       if (mode.main !== main) spawnSync('git', ['worktree', 'remove', '--force', join(mode.main, '../../..')], { cwd: ROOT, stdio: 'inherit' });
     }
@@ -214,11 +231,13 @@ async function main(): Promise<void> {
   const lines = [
     `100x20 (101 upstream calls per request), concurrency ${CONCURRENCY}, ${ROUNDS} alternating rounds of ${SECONDS} s after ${WARMUP} s warm-up, Node ${process.versions.node} (${new Date().toISOString()})`,
     '',
-    '| mode | req/s | CPU ms/req | vs off | OTLP KB/req |',
-    '|:--|--:|--:|--:|--:|',
+    '| mode | req/s | CPU ms/req | vs off | one round vs off | OTLP KB/req |',
+    '|:--|--:|--:|--:|--:|--:|',
     ...[...totals].map(([name, t]) => {
       const perRequest = t.cpu / t.requests;
-      return `| ${name} | ${(t.requests / t.seconds).toFixed(1)} | ${perRequest.toFixed(1)} | ${(perRequest / offCpu).toFixed(3)}x | ${(t.bytes / 1024 / t.exported).toFixed(2)} |`;
+      const ratios = t.perRound.map((cpu, round) => cpu / (off?.perRound[round] ?? Number.NaN));
+      const spread = `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`;
+      return `| ${name} | ${(t.requests / t.seconds).toFixed(1)} | ${perRequest.toFixed(1)} | ${(perRequest / offCpu).toFixed(3)}x | ${spread} | ${(t.bytes / 1024 / t.exported).toFixed(2)} |`;
     }),
   ];
   console.log(lines.join('\n'));
