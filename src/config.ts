@@ -118,7 +118,11 @@ export interface TracingConfig {
   readonly sampler: { readonly parentBased: boolean; readonly root: 'always_on' | 'always_off' | 'traceidratio' };
   /** OTEL_TRACES_SAMPLER_ARG for `traceidratio`, 0 to 1. Default 1. */
   readonly samplerRatio: number;
-  /** OTEL_BSP_SCHEDULE_DELAY: how long spans wait to be sent in a batch, in ms. Default 5,000. */
+  /**
+   * OTEL_BSP_SCHEDULE_DELAY: how long spans wait to be sent in a batch, in ms. Default 1,000, not the
+   * specification's 5,000: at a sampling ratio of 0.1 a batch then fills for about 3 s, and spans held
+   * that long cost 2.5% more of the gateway's CPU in bench:tracing (1.066x of off against 1.041x).
+   */
   readonly scheduleDelayMs: number;
 }
 
@@ -626,7 +630,7 @@ export function tracingConfig(env: Readonly<Record<string, string | undefined>>)
       root: sampler.replace(/^parentbased_/, '') as TracingConfig['sampler']['root'],
     },
     samplerRatio,
-    scheduleDelayMs: delayRaw === undefined ? 5_000 : integer(0, 600_000)(delayRaw, 'OTEL_BSP_SCHEDULE_DELAY'),
+    scheduleDelayMs: delayRaw === undefined ? 1_000 : integer(0, 600_000)(delayRaw, 'OTEL_BSP_SCHEDULE_DELAY'),
   };
 }
 

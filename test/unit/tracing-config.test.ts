@@ -24,7 +24,7 @@ describe('OTEL_* configuration', () => {
       resourceAttributes: {},
       sampler: { parentBased: true, root: 'always_on' },
       samplerRatio: 1,
-      scheduleDelayMs: 5_000,
+      scheduleDelayMs: 1_000,
     });
   });
 
