@@ -184,6 +184,10 @@ export function costOf(contextValue: unknown): number | undefined {
   return typeof contextValue === 'object' && contextValue !== null ? operationCosts.get(contextValue) : undefined;
 }
 
+function rememberCost(contextValue: unknown, cost: number): void {
+  if (typeof contextValue === 'object' && contextValue !== null) operationCosts.set(contextValue, cost);
+}
+
 /**
  * Refuses, before execution, an operation estimated to cause more than `max`
  * upstream calls; with a `budget`, a query or mutation then waits until its
@@ -208,7 +212,7 @@ export function useCostLimit(max: number, budget: ConcurrencyLimiter | null = nu
   return {
     onExecute({ args, executeFn, setExecuteFn, setResultAndStopExecution }) {
       const { cost, error } = estimate(args);
-      if (typeof args.contextValue === 'object' && args.contextValue !== null) operationCosts.set(args.contextValue, cost);
+      rememberCost(args.contextValue, cost);
       if (error) {
         setResultAndStopExecution({ errors: [error] });
         return;
@@ -227,7 +231,7 @@ export function useCostLimit(max: number, budget: ConcurrencyLimiter | null = nu
     },
     onSubscribe({ args, setResultAndStopExecution }) {
       const { cost, error } = estimate(args);
-      if (typeof args.contextValue === 'object' && args.contextValue !== null) operationCosts.set(args.contextValue, cost);
+      rememberCost(args.contextValue, cost);
       if (error) setResultAndStopExecution({ errors: [error] });
     },
   };
