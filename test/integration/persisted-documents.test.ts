@@ -95,16 +95,35 @@ afterAll(async () => {
   await only?.close();
 });
 
-async function post(
-  t: TestApp,
-  body: Record<string, unknown>,
-): Promise<{ status: number; body: { data?: unknown; errors?: { message: string; extensions?: { code?: string } }[] } }> {
+interface Answer {
+  status: number;
+  body: { data?: unknown; errors?: { message: string; extensions?: { code?: string } }[] };
+}
+
+async function post(t: TestApp, body: Record<string, unknown>): Promise<Answer> {
   const response = await fetch(t.url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', 'private-token': 'demo-token' },
     body: JSON.stringify(body),
   });
   return { status: response.status, body: (await response.json()) as never };
+}
+
+/** A GET with its parameters in the URL, and the header every GET needs (CSRF prevention). */
+async function get(t: TestApp, params: Record<string, string>): Promise<Answer> {
+  const response = await fetch(`${t.url}?${new URLSearchParams(params)}`, {
+    headers: { accept: 'application/graphql-response+json', 'private-token': 'demo-token', 'graphql-preflight': '1' },
+  });
+  return { status: response.status, body: (await response.json()) as never };
+}
+
+/** The refusal of an id that is not in the set: 400, naming the id. */
+function expectNotInList(answer: Answer, id: string): void {
+  expect(answer.status).toBe(400);
+  expect(answer.body.errors?.[0]).toMatchObject({
+    message: `The document id "${id}" is not one of this gateway's trusted documents.`,
+    extensions: { code: 'PERSISTED_QUERY_NOT_IN_LIST' },
+  });
 }
 
 /** Relay's log subscription by id, as a graphql-ws or graphql-sse client sends it: an empty query, the id in the extension. */
@@ -159,27 +178,16 @@ describe('trusted documents', () => {
 
   it('runs a trusted query by GET with the id in the URL, and refuses a mutation there as for any GET', async () => {
     const variables = JSON.stringify({ fullPath: 'platform/core', first: 2 });
-    const get = async (params: Record<string, string>) => {
-      const response = await fetch(`${only.url}?${new URLSearchParams(params)}`, {
-        headers: { accept: 'application/graphql-response+json', 'private-token': 'demo-token', 'graphql-preflight': '1' },
-      });
-      return { status: response.status, body: (await response.json()) as { data?: unknown; errors?: { message: string; extensions?: { code?: string } }[] } };
-    };
     const byPost = await post(only, { doc_id: relay.query?.params.id, variables: JSON.parse(variables) });
     for (const name of ['documentId', 'doc_id']) {
-      const byGet = await get({ [name]: relay.query?.params.id ?? '', variables });
+      const byGet = await get(only, { [name]: relay.query?.params.id ?? '', variables });
       expect(byGet).toEqual({ status: 200, body: byPost.body });
     }
     only.resetCalls();
-    const mutation = await get({ documentId: relay.mutation?.params.id ?? '', variables: JSON.stringify({ id: 'platform/core' }) });
+    const mutation = await get(only, { documentId: relay.mutation?.params.id ?? '', variables: JSON.stringify({ id: 'platform/core' }) });
     expect(mutation.status).toBe(405);
     expect(mutation.body.errors?.[0]?.message).toMatch(/mutation.*POST/i);
-    const unknown = await get({ documentId: 'e'.repeat(64) });
-    expect(unknown.status).toBe(400);
-    expect(unknown.body.errors?.[0]).toMatchObject({
-      message: `The document id "${'e'.repeat(64)}" is not one of this gateway's trusted documents.`,
-      extensions: { code: 'PERSISTED_QUERY_NOT_IN_LIST' },
-    });
+    expectNotInList(await get(only, { documentId: 'e'.repeat(64) }), 'e'.repeat(64));
     expect(only.calls()).toEqual([]);
   });
 
@@ -189,12 +197,7 @@ describe('trusted documents', () => {
     expect(text.status).toBe(400);
     expect(text.body.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_ID_REQUIRED');
     expect(text.body.errors?.[0]?.message).toMatch(/trusted documents only: send the id of a persisted document/);
-    const unknown = await post(only, { documentId: 'f'.repeat(64) });
-    expect(unknown.status).toBe(400);
-    expect(unknown.body.errors?.[0]).toMatchObject({
-      message: `The document id "${'f'.repeat(64)}" is not one of this gateway's trusted documents.`,
-      extensions: { code: 'PERSISTED_QUERY_NOT_IN_LIST' },
-    });
+    expectNotInList(await post(only, { documentId: 'f'.repeat(64) }), 'f'.repeat(64));
     expect(only.calls()).toEqual([]);
   });
 
