@@ -76,6 +76,16 @@ export interface Config {
   readonly pollMaxIntervalMs: number;
   /** Redis for pub/sub and webhook dedup across instances (REDIS_URL, redis:// or rediss://); null keeps both in memory. */
   readonly redisUrl: string | null;
+  /** Plain maximum age of a cached upstream answer, in ms (CACHE_MAX_AGE_MS); 0 stores nothing (reads in flight are still shared). Default 5,000. */
+  readonly cacheMaxAgeMs: number;
+  /** Maximum age of the job and pipeline answers of a project whose webhooks reach the gateway, in ms (CACHE_WEBHOOK_MAX_AGE_MS). Default 60,000. */
+  readonly cacheWebhookMaxAgeMs: number;
+  /** Bytes the in-memory answer cache may hold (CACHE_MAX_BYTES); least recently used out first. Default 64 MiB. */
+  readonly cacheMaxBytes: number;
+  /** Where cached answers live (CACHE_STORE): `memory`, or `redis` (REDIS_URL's, shared by the fleet). Default: redis with REDIS_URL, else memory. */
+  readonly cacheStore: 'memory' | 'redis';
+  /** Keys the digest of cache keys (CACHE_KEY_SECRET): the same on every instance sharing a Redis cache. null: derived from GITLAB_WEBHOOK_SECRET, else random per process. */
+  readonly cacheKeySecret: string | null;
   /** Public base URL of the gateway, used when registering its webhook on a project (PUBLIC_URL); null: the listening address. */
   readonly publicUrl: URL | null;
   /** Least severe log level written (LOG_LEVEL): fatal, error, warn, info, debug, trace or silent. Default info. */
@@ -464,6 +474,45 @@ const OPTIONS = [
   },
   { key: 'redisUrl', env: 'REDIS_URL', flag: '--redis-url', help: 'Redis for pub/sub across instances (default: in memory)', parse: redisUrl },
   {
+    key: 'cacheMaxAgeMs',
+    env: 'CACHE_MAX_AGE_MS',
+    flag: '--cache-max-age-ms',
+    help: 'plain maximum age of a cached upstream answer in ms, 0 = no cache (default 5000)',
+    parse: integer(0, 3_600_000),
+  },
+  {
+    key: 'cacheWebhookMaxAgeMs',
+    env: 'CACHE_WEBHOOK_MAX_AGE_MS',
+    flag: '--cache-webhook-max-age-ms',
+    help: 'maximum age of job and pipeline answers of a webhook-fed project in ms (default 60000)',
+    parse: integer(0, 3_600_000),
+  },
+  {
+    key: 'cacheMaxBytes',
+    env: 'CACHE_MAX_BYTES',
+    flag: '--cache-max-bytes',
+    help: 'bytes the in-memory answer cache may hold (default 67108864)',
+    parse: integer(1024, 2 ** 40),
+  },
+  {
+    key: 'cacheStore',
+    env: 'CACHE_STORE',
+    flag: '--cache-store',
+    help: 'where cached answers live: memory or redis (default: redis with REDIS_URL, else memory)',
+    parse: (raw: string, name: string): 'memory' | 'redis' => {
+      const value = raw.trim().toLowerCase();
+      if (value !== 'memory' && value !== 'redis') throw new ConfigError(`${name} must be memory or redis, got "${raw}"`);
+      return value;
+    },
+  },
+  {
+    key: 'cacheKeySecret',
+    env: 'CACHE_KEY_SECRET',
+    flag: '--cache-key-secret',
+    help: 'keys the digest of cache keys; the same on every instance (default: from GITLAB_WEBHOOK_SECRET, else random)',
+    parse: secret,
+  },
+  {
     key: 'publicUrl',
     env: 'PUBLIC_URL',
     flag: '--public-url',
@@ -524,6 +573,11 @@ const DEFAULTS: Config = {
   pollIntervalMs: 5_000,
   pollMaxIntervalMs: 60_000,
   redisUrl: null,
+  cacheMaxAgeMs: 5_000,
+  cacheWebhookMaxAgeMs: 60_000,
+  cacheMaxBytes: 64 * 1024 * 1024,
+  cacheStore: 'memory',
+  cacheKeySecret: null,
   publicUrl: null,
   logLevel: 'info',
   logFile: null,
@@ -572,6 +626,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
   if (config.persistedDocumentsOnly && !config.persistedDocuments) {
     throw new ConfigError('PERSISTED_DOCUMENTS_ONLY needs PERSISTED_DOCUMENTS (the documents to accept)');
   }
+  if (!raw.has('cacheStore') && config.redisUrl) config.cacheStore = 'redis';
+  if (config.cacheStore === 'redis' && !config.redisUrl) throw new ConfigError('CACHE_STORE=redis needs REDIS_URL');
   config.tracing = tracingConfig(env);
   return Object.freeze(config as unknown as Config);
 }

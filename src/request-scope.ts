@@ -21,6 +21,47 @@ export interface RequestScope {
   span?: unknown;
   /** The trace id of `span`, while one is recorded, for log lines. */
   traceId?: string;
+  /** The oldest cached upstream answer the caller accepts, in ms (its `Cache-Control: no-cache` is 0, `max-age=N` N s); unset: each family's own age. */
+  cacheMaxAgeMs?: number;
+  /** What the answer cache did for this request: shared by its operations, read for its response headers and `extensions.upstreamCache`. */
+  cache?: CacheUsage;
+}
+
+/** Upstream reads of one request by how they were served. */
+export interface CacheUsage {
+  /** Served from a stored answer. */
+  hits: number;
+  /** Served from a stored answer after the upstream confirmed it (304 to If-None-Match). */
+  revalidated: number;
+  /** Served by a read already in flight for another caller. */
+  joined: number;
+  /** Sent to the upstream and answered in full. */
+  misses: number;
+  /** The least time, in ms, any stored answer used stays within its plain maximum age; null when none was used. */
+  freshForMs: number | null;
+}
+
+export function newCacheUsage(): CacheUsage {
+  return { hits: 0, revalidated: 0, joined: 0, misses: 0, freshForMs: null };
+}
+
+/**
+ * The maximum age a request's `Cache-Control` asks of cached answers, in ms:
+ * `no-cache`, `no-store` and `max-age=0` are 0, `max-age=N` is N seconds;
+ * anything else (or nothing) leaves each family's own age.
+ */
+export function requestedMaxAgeMs(value: string | undefined | null): number | undefined {
+  if (!value) return undefined;
+  let age: number | undefined;
+  for (const directive of value.toLowerCase().split(',')) {
+    const [name, arg] = directive
+      .trim()
+      .split('=', 2)
+      .map((part) => part.trim());
+    if (name === 'no-cache' || name === 'no-store') return 0;
+    if (name === 'max-age' && arg !== undefined && /^\d{1,9}$/.test(arg)) age = Math.min(age ?? Number.POSITIVE_INFINITY, Number(arg) * 1000);
+  }
+  return age;
 }
 
 /** What an id from a caller may hold: printable, no spaces or quotes, short enough for a log line (GitLab takes 128 too). */
@@ -38,10 +79,14 @@ function first(header: string | readonly string[] | undefined | null): string | 
 export function requestScopeFrom(headers: Readonly<Record<string, string | readonly string[] | undefined>>): RequestScope {
   const given = first(headers['x-request-id'])?.trim();
   const requestId = given && VALID_ID.test(given) ? given : randomUUID();
+  const cacheMaxAgeMs = requestedMaxAgeMs(first(headers['cache-control']));
+  const scope: { -readonly [K in keyof RequestScope]: RequestScope[K] } = cacheMaxAgeMs === undefined ? { requestId } : { requestId, cacheMaxAgeMs };
   const traceparent = first(headers.traceparent)?.trim().toLowerCase();
-  if (!traceparent || !TRACEPARENT.test(traceparent)) return { requestId };
+  if (!traceparent || !TRACEPARENT.test(traceparent)) return scope;
+  scope.traceparent = traceparent;
   const tracestate = first(headers.tracestate)?.trim();
-  return tracestate && TRACESTATE.test(tracestate) ? { requestId, traceparent, tracestate } : { requestId, traceparent };
+  if (tracestate && TRACESTATE.test(tracestate)) scope.tracestate = tracestate;
+  return scope;
 }
 
 /** A response header value an upstream sent as its request id, if it looks like one: never echoed unchecked into a log. */

@@ -2,6 +2,7 @@
  * Small HTTP helpers shared by the sandbox simulators. node: builtins only:
  * the sandboxes import nothing from the rest of src/.
  */
+import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -53,6 +54,24 @@ export function writeJson(res: ServerResponse, response: JsonResponse): void {
     ...response.headers,
   });
   res.end(payload);
+}
+
+/**
+ * What Rails' Rack::ETag and Rack::ConditionalGet do to a GitLab API answer
+ * (GitLab mounts its API inside Rails, whose middleware stack has both;
+ * config/initializers/warden.rb inserts after Rack::ETag): a 200 to a GET
+ * gets a weak ETag of its body (the first 32 hex digits of its SHA-256) and
+ * `Cache-Control: max-age=0, private, must-revalidate`; when the request's
+ * If-None-Match names that ETag, the answer is a 304 without a body. The
+ * route still runs in full: a 304 saves the transfer, not GitLab's work.
+ */
+export function conditionalGet(method: string, requestHeaders: Readonly<Record<string, string>>, response: JsonResponse): JsonResponse {
+  if (method !== 'GET' || response.status !== 200 || response.body === undefined || response.headers?.ETag) return response;
+  const etag = `W/"${createHash('sha256').update(JSON.stringify(response.body)).digest('hex').slice(0, 32)}"`;
+  const headers = { ...response.headers, ETag: etag, 'Cache-Control': 'max-age=0, private, must-revalidate' };
+  const presented = (requestHeaders['if-none-match'] ?? '').split(/\s*,\s*/);
+  if (presented.includes(etag) || presented.includes('*')) return { status: 304, headers };
+  return { ...response, headers };
 }
 
 /** Resolves after `ms` milliseconds (at once for 0 or less). */
@@ -220,6 +239,8 @@ export interface FaultRule {
   body?: string;
   headers?: Record<string, string>;
   delayMs?: number;
+  /** Holds the answer until this settles: a test lets it go once it has seen what it waits for, with no clock involved. */
+  until?: Promise<unknown>;
   /** Never respond. */
   hang?: boolean;
   /** Destroy the socket (TCP reset). */

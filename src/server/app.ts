@@ -2,7 +2,7 @@
  * buildApp(): the Yoga app and its HTTP server, wired to the upstream
  * clients. Listens only when asked, so tests and main share it.
  */
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
@@ -11,7 +11,7 @@ import { createFetch } from '@whatwg-node/fetch';
 import { createGraphQLError, createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from '../config.js';
 import { InputError } from '../errors.js';
-import { type RequestScope, requestScopeFrom } from '../request-scope.js';
+import { newCacheUsage, type RequestScope, requestScopeFrom } from '../request-scope.js';
 import type { Context } from '../schema/context.js';
 import { buildSchema } from '../schema/index.js';
 import { GitlabClient } from '../upstreams/gitlab/client.js';
@@ -19,10 +19,13 @@ import { GitlabLoaders } from '../upstreams/gitlab/loaders.js';
 import { GITLAB_ROUTE_WORDS } from '../upstreams/gitlab/route-words.js';
 import { HUBZILLA_ROUTE_WORDS } from '../upstreams/hubzilla/route-words.js';
 import { HttpClient, type UpstreamCall } from '../upstreams/http.js';
+import { AnswerCache } from '../upstreams/answer-cache.js';
+import { type CacheStore, MemoryStore, RedisStore } from '../upstreams/cache-store.js';
 import { ConcurrencyLimiter, type ResiliencePolicy } from '../upstreams/resilience.js';
 import { createMemoryEventBus, createRedisEventBus, type EventBus } from '../subscriptions/event-bus.js';
-import { SubscriptionHub } from '../subscriptions/hub.js';
+import { DEFAULT_WEBHOOK_QUIET_MS, SubscriptionHub } from '../subscriptions/hub.js';
 import { gitlabCredentials } from './credentials.js';
+import { extensionMaxAgeMs, useCacheHeaders } from './cache-headers.js';
 import { handleDownload } from './downloads.js';
 import { createHubzillaContext } from './hubzilla-context.js';
 import { handleHubzillaDownload } from './hubzilla-downloads.js';
@@ -57,6 +60,8 @@ export interface AppOptions {
   accessRecheckMs?: number;
   /** Traces (tracing.ts), when an OTLP endpoint is configured; main starts it before the app. */
   tracing?: Tracing | null;
+  /** The clock cached upstream answers are aged by; tests move it. Default Date.now. */
+  now?: () => number;
   /** In a worker of a group (WORKERS > 1): the bus through the primary, and the group's readiness and metrics. */
   worker?: { bus: EventBus; groupReady: () => Promise<boolean>; groupMetrics: () => Promise<string> };
 }
@@ -140,6 +145,12 @@ export function buildApp(options: AppOptions): App {
   };
   let shuttingDown = false;
   let closing: Promise<void> | null = null;
+  const log = options.log ?? ((message: string) => logger.warn(message));
+  // Redis reaches every instance and every worker; without it, a worker's events go through its primary.
+  const bus: EventBus = config.redisUrl
+    ? createRedisEventBus(config.redisUrl, log, undefined, leaseTtlMs(config))
+    : (options.worker?.bus ?? createMemoryEventBus());
+  const cache = answerCache(config, metrics, log, options.now);
   const gitlab = new HttpClient({
     name: 'gitlab',
     baseUrl: new URL('api/v4', options.gitlabUrl.href.endsWith('/') ? options.gitlabUrl : `${options.gitlabUrl.href}/`),
@@ -150,6 +161,7 @@ export function buildApp(options: AppOptions): App {
     onCall,
     routeWords: GITLAB_ROUTE_WORDS,
     tracer: tracing?.upstream,
+    cache,
   });
   const hubzilla = options.hubzillaUrl
     ? new HttpClient({
@@ -162,6 +174,7 @@ export function buildApp(options: AppOptions): App {
         onCall,
         routeWords: HUBZILLA_ROUTE_WORDS,
         tracer: tracing?.upstream,
+        cache,
       })
     : null;
   const schema = buildSchema();
@@ -169,11 +182,6 @@ export function buildApp(options: AppOptions): App {
   const persisted = config.persistedDocuments
     ? new PersistedDocuments(config.persistedDocumentsOnly, readPersistedDocuments(config.persistedDocuments), schema)
     : null;
-  const log = options.log ?? ((message: string) => logger.warn(message));
-  // Redis reaches every instance and every worker; without it, a worker's events go through its primary.
-  const bus: EventBus = config.redisUrl
-    ? createRedisEventBus(config.redisUrl, log, undefined, leaseTtlMs(config))
-    : (options.worker?.bus ?? createMemoryEventBus());
   const hub = new SubscriptionHub({
     http: gitlab,
     bus,
@@ -213,14 +221,19 @@ export function buildApp(options: AppOptions): App {
       useCompiledExecution(),
       metrics.plugin(),
       useRequestIdOnErrors(),
+      useCacheHeaders(),
       // Before the limits, so that an operation they refuse still has its span, with the refusal's code.
       ...(tracing ? [tracing.plugin()] : []),
       // Depth, aliases, tokens, directives, cost in upstream calls, no field suggestions: refused before any resolver runs.
       ...limitPlugins(config, budget),
     ],
-    context: ({ request, scope: given }) => {
+    context: ({ request, scope: given, params }) => {
       // One scope per operation (a batch has several), from the request's: the operation's span is its own.
       const scope: RequestScope = { ...((given as RequestScope | undefined) ?? requestScopeFrom(Object.fromEntries(request.headers))) };
+      // Over HTTP the request's usage (its response headers read it); over graphql-ws, the operation's own.
+      scope.cache ??= newCacheUsage();
+      const askedMaxAgeMs = extensionMaxAgeMs(params?.extensions);
+      if (askedMaxAgeMs !== undefined) scope.cacheMaxAgeMs = askedMaxAgeMs;
       let credentials: Record<string, string>;
       try {
         credentials = gitlabCredentials(request.headers, new URL(request.url));
@@ -261,6 +274,7 @@ export function buildApp(options: AppOptions): App {
 
   const server = createServer((req, res) => {
     const scope = requestScopeFrom(req.headers);
+    scope.cache = newCacheUsage();
     res.setHeader('x-request-id', scope.requestId);
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     if (tracing && !QUIET_PATHS.has(path)) tracing.serve(req, res, routeOf(path), scope);
@@ -281,7 +295,7 @@ export function buildApp(options: AppOptions): App {
     )
       return;
     if (metrics.handle(req, res)) return;
-    if (handleGitlabWebhook(req, res, { secret: webhookSecret, maxBytes: config.webhookMaxBytes, hub, log })) return;
+    if (handleGitlabWebhook(req, res, { secret: webhookSecret, maxBytes: config.webhookMaxBytes, hub, cache, log })) return;
     if (handleDownload(req, res, gitlab, scope) || handleHubzillaDownload(req, res, hubzilla, scope)) return;
     if (graphiql.handle(req, res)) return;
     // Yoga has no body size limit of its own: a JSON body is read here, capped; multipart is capped by formDataLimits.
@@ -315,6 +329,8 @@ export function buildApp(options: AppOptions): App {
     inFlight,
     listen: async (port, host) => {
       await bus.ready();
+      // Only now: a Redis subscription asked for before Redis is reached fails unheard.
+      cache.listen(bus.shared);
       return new Promise((resolve, reject) => {
         server.once('error', reject);
         server.listen(port, host, () => {
@@ -341,12 +357,44 @@ export function buildApp(options: AppOptions): App {
     if (!drained) logger.warn({ inFlight: inFlight.size }, 'shutdown: cutting requests still in flight');
     server.closeAllConnections();
     await closed;
+    await cache.close();
     await bus.close();
     await gitlab.close();
     await hubzilla?.close();
     await tracing?.shutdown();
     logger.info('shutdown complete');
   }
+}
+
+/**
+ * The answer cache both upstreams share: its store (this process, or Redis
+ * for a fleet) and the secret that keys its digests. Without CACHE_KEY_SECRET
+ * the webhook secret, which a fleet already shares, derives one; without
+ * either, each process has its own, and instances cannot share entries.
+ */
+function answerCache(config: Config, metrics: Metrics, log: (message: string) => void, now: (() => number) | undefined): AnswerCache {
+  const store: CacheStore =
+    config.cacheStore === 'redis' && config.redisUrl
+      ? new RedisStore(config.redisUrl, log)
+      : new MemoryStore(config.cacheMaxBytes, () => metrics.cacheEvicted(), now);
+  const keySecret =
+    config.cacheKeySecret ??
+    (config.gitlabWebhookSecret
+      ? createHmac('sha256', config.gitlabWebhookSecret).update('duograph answer cache keys').digest('base64url')
+      : randomBytes(32).toString('base64url'));
+  if (store.kind === 'redis' && !config.cacheKeySecret && !config.gitlabWebhookSecret) {
+    log('cache: neither CACHE_KEY_SECRET nor GITLAB_WEBHOOK_SECRET is set, so this instance keys the Redis cache alone and shares no entry with others');
+  }
+  metrics.cacheBytes(() => store.bytes());
+  return new AnswerCache({
+    store,
+    keySecret,
+    maxAgeMs: config.cacheMaxAgeMs,
+    webhookMaxAgeMs: config.cacheWebhookMaxAgeMs,
+    webhookQuietMs: DEFAULT_WEBHOOK_QUIET_MS,
+    observer: metrics.cacheObserver(),
+    now,
+  });
 }
 
 /** The route of a request path for its span: a known path, or a download's first segments; never an id or a path of GitLab's. */

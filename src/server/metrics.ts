@@ -13,6 +13,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getOperationAST, type DocumentNode, type ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { CacheObserver } from '../upstreams/answer-cache.js';
 import type { UpstreamCall } from '../upstreams/http.js';
 
 type Outcome = 'success' | 'partial' | 'error';
@@ -82,6 +83,10 @@ export class Metrics {
   private readonly upstreamCalls: Counter<(typeof UPSTREAM_LABELS)[number]>;
   private readonly upstreamSeconds: Histogram<(typeof UPSTREAM_LABELS)[number]>;
   private readonly activeSubscriptions: Gauge;
+  private readonly cacheLookups: Counter<'upstream' | 'family' | 'outcome'>;
+  private readonly cacheHitAge: Histogram<'upstream' | 'family'>;
+  private readonly cacheEvictions: Counter;
+  private readonly cacheInvalidations: Counter<'upstream' | 'cause'>;
   private readonly names = new Set<string>();
 
   constructor(private readonly options: MetricsOptions = {}) {
@@ -112,6 +117,31 @@ export class Metrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     });
+    // The answer cache: labelled by upstream and resource family only, never a key, a path or a user.
+    this.cacheLookups = new Counter({
+      name: 'duograph_upstream_cache_lookups_total',
+      help: 'Upstream GETs by how they were served: hit (a stored answer), revalidated (a 304 renewed one), joined (a read in flight), miss (sent and read in full); by upstream and resource family.',
+      labelNames: ['upstream', 'family', 'outcome'],
+      registers,
+    });
+    this.cacheHitAge = new Histogram({
+      name: 'duograph_upstream_cache_hit_age_seconds',
+      help: 'Age of the stored answers served, by upstream and resource family.',
+      labelNames: ['upstream', 'family'],
+      buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 120],
+      registers,
+    });
+    this.cacheEvictions = new Counter({
+      name: 'duograph_upstream_cache_evictions_total',
+      help: 'Stored answers pushed out of the in-memory cache for room (CACHE_MAX_BYTES).',
+      registers,
+    });
+    this.cacheInvalidations = new Counter({
+      name: 'duograph_upstream_cache_invalidations_total',
+      help: 'Drops of cached answers for every scope applied by this instance (its own and those other instances sent), by upstream and cause (webhook: a job or pipeline event; mutation: a write through the gateway).',
+      labelNames: ['upstream', 'cause'],
+      registers,
+    });
     this.activeSubscriptions = new Gauge({
       name: 'duograph_subscriptions_active',
       help: 'GraphQL subscription executions running now: one per SSE subscription, one per WebSocket operation group (subscribers with the same credentials and operation share one).',
@@ -136,6 +166,34 @@ export class Metrics {
       options.operationsWaiting,
     );
     if (options.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'duograph_' });
+  }
+
+  /** What the answer cache reports, counted. */
+  cacheObserver(): CacheObserver {
+    return {
+      lookup: (upstream, family, outcome, ageMs) => {
+        this.cacheLookups.inc({ upstream, family, outcome });
+        if (ageMs !== undefined) this.cacheHitAge.observe({ upstream, family }, ageMs / 1000);
+      },
+      invalidation: (upstream, cause) => this.cacheInvalidations.inc({ upstream, cause }),
+    };
+  }
+
+  /** One stored answer pushed out for room. */
+  cacheEvicted(): void {
+    this.cacheEvictions.inc();
+  }
+
+  /** Bytes the answer cache holds, read at scrape time. */
+  cacheBytes(read: () => number): void {
+    new Gauge({
+      name: 'duograph_upstream_cache_bytes',
+      help: 'Bytes the in-memory answer cache holds (0 when answers live in Redis).',
+      registers: [this.registry],
+      collect() {
+        this.set(read());
+      },
+    });
   }
 
   /** The `onCall` observer for an upstream HttpClient. */

@@ -145,7 +145,14 @@ class OtelTracing implements Tracing {
           parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT,
         );
         propagator.inject(trace.setSpan(ROOT_CONTEXT, span), headers, defaultTextMapSetter);
-        return { end: (outcome) => endUpstream(span, outcome) };
+        return {
+          end: (outcome) => endUpstream(span, outcome),
+          // A read in flight that another request joined: its span links that request's.
+          link: (joiner) => {
+            const other = joiner.span as Span | undefined;
+            if (other?.isRecording()) span.addLink({ context: other.spanContext() });
+          },
+        };
       },
     };
   }
@@ -329,6 +336,7 @@ function endUpstream(span: Span, outcome: UpstreamOutcome): void {
   if (outcome.retries > 0) span.setAttribute('http.request.resend_count', outcome.retries);
   if (outcome.bytes !== undefined) span.setAttribute('http.response.body.size', outcome.bytes);
   if (outcome.upstreamRequestId) span.setAttribute('duograph.upstream.request_id', outcome.upstreamRequestId);
+  if (outcome.cache) span.setAttribute('duograph.cache', outcome.cache);
   span.end();
 }
 

@@ -18,6 +18,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SubscriptionHub } from '../subscriptions/hub.js';
 import { readWebhookEvent } from '../subscriptions/webhook-events.js';
+import type { AnswerCache } from '../upstreams/answer-cache.js';
 
 export const GITLAB_WEBHOOK_PATH = '/webhooks/gitlab';
 
@@ -25,6 +26,8 @@ export interface WebhookReceiverOptions {
   secret: string;
   maxBytes: number;
   hub: SubscriptionHub;
+  /** The answer cache: each event drops its project's job and pipeline answers, in every instance, before it is published. */
+  cache?: AnswerCache | null;
   /** Reports failures to publish (never a token). */
   log?: (message: string) => void;
 }
@@ -139,6 +142,8 @@ async function receive(req: IncomingMessage, res: ServerResponse, options: Webho
         .digest('hex')}`,
     );
   }
+  // Redeliveries drop again: harmless, and a drop never waits on the dedup store.
+  options.cache?.webhookDelivered(read.event.projectId, read.event.kind);
   let outcome: Awaited<ReturnType<typeof options.hub.publishWebhook>>;
   try {
     outcome = await options.hub.publishWebhook(read.event, keys);

@@ -17,6 +17,7 @@ import { setMaxListeners } from 'node:events';
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { CACHE_TOPIC } from '../upstreams/answer-cache.js';
 import type { Lease } from './pollers.js';
 
 export type Listener<T> = (payload: T) => void;
@@ -35,7 +36,7 @@ export interface EventBus {
   readonly shared: Channel;
   /** 'memory' or 'redis'. */
   readonly kind: 'memory' | 'redis';
-  /** Topics with at least one listener, over both channels; with Redis, shared ones are channel subscriptions. */
+  /** Topics of subscriptions with at least one listener, over both channels; with Redis, shared ones are channel subscriptions. The answer cache's one topic, listened to for the process's life, is not counted. */
   activeTopics(): number;
   /**
    * Records delivery keys; resolves false when any of them was seen before
@@ -61,6 +62,11 @@ const DEDUP_MAX_KEYS = 100_000;
 
 export class CountedChannel implements Channel {
   readonly topics = new Map<string, number>();
+
+  /** Topics listened to, but for the answer cache's, which lives as long as the process. */
+  get active(): number {
+    return this.topics.size - (this.topics.has(CACHE_TOPIC) ? 1 : 0);
+  }
 
   constructor(private readonly target: MinimalEventTarget) {}
 
@@ -121,7 +127,7 @@ export function createMemoryEventBus(): EventBus {
     local,
     shared,
     kind: 'memory',
-    activeTopics: () => local.topics.size + shared.topics.size,
+    activeTopics: () => local.active + shared.active,
     firstDelivery: async (keys) => dedup.check(keys),
     ready: async () => {},
     close: async () => {},
@@ -173,13 +179,22 @@ export function createRedisEventBus(url: string, onError: (message: string) => v
   const whenReady = (client: Redis) => (client.status === 'ready' ? Promise.resolve() : new Promise<void>((resolve) => client.once('ready', () => resolve())));
   let readiness: Promise<void> | null = null;
   const local = new CountedChannel(memoryTarget());
-  const shared = new CountedChannel(createRedisEventTarget({ publishClient, subscribeClient }) as MinimalEventTarget);
+  // The event target leaves each publish's promise unheard: with Redis away past ioredis's retries it would reject
+  // unhandled and end the process. A publish that fails is reported; the caller's request goes on.
+  const publisher = {
+    publish: (channel: string, message: string) =>
+      publishClient.publish(channel, message).catch((error: unknown) => {
+        if (reached) onError(`redis: publish failed: ${error instanceof Error ? error.message : 'unknown error'}`);
+        return 0;
+      }),
+  } as unknown as Redis;
+  const shared = new CountedChannel(createRedisEventTarget({ publishClient: publisher, subscribeClient }) as MinimalEventTarget);
   return {
     local,
     shared,
     kind: 'redis',
     lease: redisLease(publishClient, leaseTtlMs),
-    activeTopics: () => local.topics.size + shared.topics.size,
+    activeTopics: () => local.active + shared.active,
     firstDelivery: async (keys) => {
       const results = await Promise.all(keys.map((key) => publishClient.set(`duograph:webhook-delivery:${key}`, '1', 'EX', DEDUP_TTL_S, 'NX')));
       return results.every((result) => result === 'OK');

@@ -93,7 +93,8 @@ const POLL_PAGE_SIZE = 100;
 const MAX_PIPELINE_PAGES = 10;
 /** How often a webhook-fed poller checks its credentials still read the project: a revoked token ends its subscriptions within this. */
 const DEFAULT_ACCESS_RECHECK_MS = 60_000;
-const DEFAULT_WEBHOOK_QUIET_MS = 10 * 60_000;
+/** How long after a project's last webhook its pollers stay idle (and its answers count as webhook-fed in the cache). */
+export const DEFAULT_WEBHOOK_QUIET_MS = 10 * 60_000;
 /** import_status values after which nothing changes any more. */
 const IMPORT_DONE = new Set(['finished', 'failed', 'canceled', 'none']);
 

@@ -83,7 +83,7 @@ export function createIpcEventBus(
     local,
     shared,
     kind: 'memory',
-    activeTopics: () => local.topics.size + shared.topics.size,
+    activeTopics: () => local.active + shared.active,
     firstDelivery: (keys) => ask((id) => ({ duograph: 'dedup', id, keys })),
     lease: {
       ttlMs: leaseTtlMs,

@@ -10,6 +10,8 @@ import { Pool, errors as undiciErrors } from 'undici';
 import type { Dispatcher } from 'undici';
 import { UpstreamError, type ErrorCode, type UpstreamInfo } from '../errors.js';
 import { type RequestScope, upstreamRequestId } from '../request-scope.js';
+import type { AnswerCache, RawAnswer } from './answer-cache.js';
+import { invalidationTags } from './cache-policy.js';
 import { scrubText } from '../scrub.js';
 import { relay, RelayError, RelayPool, type RelayHead, type RelaySink } from './relay.js';
 import {
@@ -43,6 +45,8 @@ export interface HttpClientOptions {
   routeWords?: readonly string[];
   /** Traces each call (server/tracing.ts); without one, calls carry the caller's trace context on unchanged. */
   tracer?: UpstreamTracer | null;
+  /** Shares GETs in flight and keeps their answers (answer-cache.ts); writes drop what they change. None: every call goes out. */
+  cache?: AnswerCache | null;
 }
 
 /**
@@ -67,6 +71,8 @@ export interface UpstreamSpanCall {
 /** The span of one upstream call, ended once with its outcome. */
 export interface UpstreamSpan {
   end(outcome: UpstreamOutcome): void;
+  /** Links the span of another request this call also served (a read in flight it joined). */
+  link?(scope: RequestScope): void;
 }
 
 export interface UpstreamOutcome {
@@ -78,6 +84,8 @@ export interface UpstreamOutcome {
   bytes?: number;
   /** The upstream's own id of the request (GitLab's correlation id), from its `X-Request-Id`. */
   upstreamRequestId?: string;
+  /** How the answer cache served it: `hit` (no call went out), `revalidated` (a 304), `miss`. */
+  cache?: 'hit' | 'revalidated' | 'miss';
 }
 
 /** One call as `onCall` sees it: never a raw path, a query or a header, so nothing in it identifies a caller or a resource. */
@@ -356,6 +364,8 @@ export class HttpClient {
   private readonly onCall: ((call: UpstreamCall) => void) | undefined;
   private readonly routeWords: ReadonlySet<string>;
   private readonly tracer: UpstreamTracer | null;
+  /** The answer cache and in-flight sharing of GETs, when configured. */
+  readonly cache: AnswerCache | null;
 
   constructor(options: HttpClientOptions) {
     this.name = options.name;
@@ -384,6 +394,7 @@ export class HttpClient {
     this.onCall = options.onCall;
     this.routeWords = new Set(options.routeWords ?? []);
     this.tracer = options.tracer ?? null;
+    this.cache = options.cache ?? null;
   }
 
   /** Sends one call and parses a JSON body; any status >= 300 throws an UpstreamError. */
@@ -391,7 +402,8 @@ export class HttpClient {
     const path = `${this.basePath}/${encodePath(request.path)}`;
     const info: UpstreamInfo = { name: this.name, status: null, method: request.method, path };
     const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
-    const response = await this.execute(request, path, headers, info, request.select ? selecting(request.select) : asJson);
+    const decode = request.select ? selecting(request.select) : asJson;
+    const response = await this.read(request, path, headers, info, decode);
     const { content, status } = response;
     const parsed = content.parsed;
     const body = content.parsed ? content.value : null;
@@ -428,8 +440,60 @@ export class HttpClient {
     const path = `${this.basePath}/${encodePath(request.path)}`;
     const info: UpstreamInfo = { name: this.name, status: null, method: request.method, path };
     const headers: Record<string, string> = { accept: request.accept ?? 'application/json', ...request.headers };
-    const { status, headers: responseHeaders, content } = await this.execute(request, path, headers, info, asText);
+    const { status, headers: responseHeaders, content } = await this.read(request, path, headers, info, asText);
     return { status, headers: responseHeaders, text: content, info };
+  }
+
+  /**
+   * A call read whole: a GET through the answer cache when there is one
+   * (stored, shared with a read in flight, or sent and stored), anything
+   * else sent as it is. A write drops, for every scope, what it may change,
+   * whatever its outcome: one that failed may still have happened.
+   */
+  private async read<T>(
+    request: UpstreamRequest,
+    path: string,
+    headers: Record<string, string>,
+    info: UpstreamInfo,
+    decode: Decode<T>,
+  ): Promise<ReadResponse<T>> {
+    const cache = this.cache;
+    if (!cache) return this.execute(request, path, headers, info, decode);
+    if (request.method !== 'GET') {
+      let answer: unknown = null;
+      try {
+        const response = await this.execute(request, path, headers, info, decode);
+        const content: unknown = response.content;
+        if (content && typeof content === 'object' && 'value' in content) answer = content.value;
+        return response;
+      } finally {
+        cache.afterWrite(this.name, request.path, invalidationTags(this.name, request.path, answer));
+      }
+    }
+    const answer = await cache.read(
+      {
+        upstream: this.name,
+        path: request.path,
+        url: path + encodeQuery(request.query),
+        credentials: request.headers,
+        scope: request.scope,
+        signal: request.signal,
+      },
+      async (extraHeaders, signal, onJoin) => {
+        const sent = await this.execute({ ...request, signal }, path, { ...headers, ...extraHeaders }, { ...info }, asText, onJoin);
+        return { status: sent.status, headers: sent.headers, text: sent.content, bytes: sent.bytes };
+      },
+      () => this.transportError(new Error('aborted'), info, request.signal),
+      (hit) => this.traceHit(request, hit),
+    );
+    info.status = answer.status;
+    return { status: answer.status, headers: answer.headers, content: decode(answer.text), bytes: answer.bytes };
+  }
+
+  /** A span for a GET the cache answered: no call went out, and the trace says so. */
+  private traceHit(request: UpstreamRequest, answer: RawAnswer): void {
+    if (!this.tracer) return;
+    this.startSpan(request, {}).end({ status: answer.status, retries: 0, cache: 'hit' });
   }
 
   /**
@@ -540,21 +604,29 @@ export class HttpClient {
     headers: Record<string, string>,
     info: UpstreamInfo,
     decode: Decode<T>,
+    onJoin?: (listener: (joiner: unknown) => void) => void,
   ): Promise<ReadResponse<T>> {
     addRequestHeaders(headers, request.scope, this.tracer !== null);
     if (!this.tracer) return this.attempts(request, path, headers, info, decode, null);
     const tally = { retries: 0 };
     const span = this.startSpan(request, headers);
+    let ended = false;
+    onJoin?.((joiner) => {
+      if (!ended && joiner) span.link?.(joiner as RequestScope);
+    });
     try {
       const response = await this.attempts(request, path, headers, info, decode, tally);
+      ended = true;
       span.end({
         status: response.status,
         retries: tally.retries,
         bytes: response.bytes,
         upstreamRequestId: upstreamRequestId(response.headers['x-request-id']),
+        ...(this.cache && request.method === 'GET' ? { cache: response.status === 304 ? ('revalidated' as const) : ('miss' as const) } : {}),
       });
       return response;
     } catch (error) {
+      ended = true;
       span.end({
         status: error instanceof UpstreamError ? (info.status ?? (error.cancelled ? 'client_closed' : error.code)) : 'error',
         retries: tally.retries,

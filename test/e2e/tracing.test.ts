@@ -51,6 +51,8 @@ async function startGateway(env: Record<string, string>, name: string): Promise<
       UPSTREAM_RETRY_BASE_MS: '1',
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
       OTEL_BSP_SCHEDULE_DELAY: '50',
+      // Every call goes out, so each request's spans are its own; the cache's spans have a gateway of their own.
+      CACHE_MAX_AGE_MS: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -59,7 +59,8 @@ export async function createTestApp(
   const sandbox = await startGitlabSandbox(options.sandbox ?? {});
   const hubzilla = await startHubzillaSandbox(options.hubzillaSandbox ?? {});
   // LOG_FILE and LOG_LEVEL come from test/global-setup.ts, which checks the whole run's logs for credentials.
-  const config: Config = loadConfig({ LOG_FILE: process.env.LOG_FILE, LOG_LEVEL: process.env.LOG_LEVEL, ...options.env }, []);
+  // The answer cache is off unless a test turns it on: most tests write to the sandbox and read it back at once.
+  const config: Config = loadConfig({ LOG_FILE: process.env.LOG_FILE, LOG_LEVEL: process.env.LOG_LEVEL, CACHE_MAX_AGE_MS: '0', ...options.env }, []);
   const app = buildApp({ ...options.app, config, gitlabUrl: options.gitlabUrl ?? new URL(sandbox.url), hubzillaUrl: new URL(hubzilla.url) });
   const url = await app.listen(0, '127.0.0.1');
   const testApp: TestApp = {

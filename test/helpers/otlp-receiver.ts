@@ -22,6 +22,8 @@ export interface ReceivedSpan {
   attributes: Record<string, AttributeValue>;
   status: { code: number; message: string };
   resource: Record<string, AttributeValue>;
+  /** Spans of other traces this one links (a read in flight that served several requests). */
+  links: { traceId: string; spanId: string }[];
   /** Start and end, in ms since the epoch (fractional). */
   startMs: number;
   endMs: number;
@@ -120,6 +122,7 @@ function fromJson(body: {
         endTimeUnixNano?: string | number;
         attributes?: JsonKeyValue[];
         status?: { code?: number; message?: string };
+        links?: { traceId: string; spanId: string }[];
       }[];
     }[];
   }[];
@@ -138,6 +141,7 @@ function fromJson(body: {
           attributes: jsonAttributes(span.attributes),
           status: { code: span.status?.code ?? 0, message: span.status?.message ?? '' },
           resource,
+          links: (span.links ?? []).map((link) => ({ traceId: link.traceId, spanId: link.spanId })),
           startMs: Number(BigInt(span.startTimeUnixNano ?? 0) / 1000n) / 1000,
           endMs: Number(BigInt(span.endTimeUnixNano ?? 0) / 1000n) / 1000,
         });
@@ -239,6 +243,13 @@ function fromProtobuf(body: Buffer): ReceivedSpan[] {
           attributes: keyValues(span.filter((f) => f.no === 9)),
           status: { code: Number(status.find((f) => f.no === 3)?.varint ?? 0n), message: text(status.find((f) => f.no === 2)) },
           resource,
+          // Span.links is field 13; a Link's trace_id and span_id are its fields 1 and 2.
+          links: span
+            .filter((f) => f.no === 13)
+            .map((link) => {
+              const parts = fields(link.bytes ?? Buffer.alloc(0));
+              return { traceId: hex(parts.find((p) => p.no === 1)), spanId: hex(parts.find((p) => p.no === 2)) };
+            }),
           startMs: nanosToMs(one(7)),
           endMs: nanosToMs(one(8)),
         });

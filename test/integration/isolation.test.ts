@@ -79,14 +79,15 @@ describe('two users through the same gateway at the same time', () => {
       expect(call.headers['private-token']).toBeUndefined();
       expect(call.headers.cookie).toBeUndefined();
     }
-    // The secret project is only ever asked for with alice's token... and answered for demo by GitLab's own 404.
+    // The secret project is asked for with each token, and answered for demo by GitLab's own 404. A user's identical
+    // reads in flight at once may share one call; the other user's never do, so each token asks at least twice
+    // (its baseline, then its rounds) and at most once per request.
     const secretReads = gitlabCalls.filter((c) => c.path === '/api/v4/projects/alice%2Fsecret-notes');
-    expect(secretReads.filter((c) => c.headers['private-token'] === 'alice-token')).toHaveLength(rounds + 1);
-    expect(secretReads.filter((c) => c.headers['private-token'] === 'demo-token')).toHaveLength(rounds + 1);
-    // Each user's calls are as many as its own rounds need: no call of one was answered from a cache of the other.
-    const perToken = (token: string) => gitlabCalls.filter((c) => c.headers['private-token'] === token).length;
-    expect(perToken('demo-token') % (rounds + 1)).toBe(0);
-    expect(perToken('alice-token') % (rounds + 1)).toBe(0);
+    for (const token of ['alice-token', 'demo-token']) {
+      const reads = secretReads.filter((c) => c.headers['private-token'] === token).length;
+      expect(reads).toBeGreaterThanOrEqual(2);
+      expect(reads).toBeLessThanOrEqual(rounds + 1);
+    }
   });
 
   it('sends a Hubzilla session cookie back to nobody', async () => {

@@ -138,7 +138,8 @@ describe('the circuit breaker', () => {
     expect(t.app.gitlab.breaker.state).toBe('open');
     await vi.waitFor(() => expect(t.app.gitlab.breaker.state).toBe('half-open'), { timeout: 2000 });
     t.resetCalls();
-    const probes = await Promise.all([1, 2, 3].map(() => t.gql(`{ projects(first: 1) { totalCount } }`)));
+    // Three different reads: identical ones in flight at once would share the probe's one call.
+    const probes = await Promise.all([1, 2, 3].map((size) => t.gql(`{ projects(first: ${size}) { totalCount } }`)));
     expect(probes.map((r) => r.errors?.[0]?.extensions?.code).sort()).toEqual(['UPSTREAM_ERROR', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_UNAVAILABLE']);
     expect(t.calls()).toHaveLength(1);
     expect(t.app.gitlab.breaker.state).toBe('open');

@@ -250,6 +250,8 @@ export interface SeedOptions {
   bulkForks?: BulkForksOptions;
   /** Generated finished CI for bulk and seeded projects (BULK CI above). Default none. */
   bulkJobs?: BulkJobsOptions;
+  /** Further personal access tokens `user-1-token` … `user-N-token`, of demo, alice and bob in turn: N callers of distinct credentials. Default 0. */
+  extraTokens?: number;
 }
 
 /** `count` forks, ids from BULK_FORK_FIRST_ID, of the first `parents` bulk projects in turn. */
@@ -285,6 +287,9 @@ export function seedStore(options: SeedOptions = {}): GitlabStore {
   store.tokens.set('demo-token', { token: 'demo-token', userId: 2, scopes: ['api'] });
   store.tokens.set('alice-token', { token: 'alice-token', userId: 3, scopes: ['api'] });
   store.tokens.set('bob-token', { token: 'bob-token', userId: 4, scopes: ['api'] });
+  for (let i = 1; i <= (options.extraTokens ?? 0); i++) {
+    store.tokens.set(`user-${i}-token`, { token: `user-${i}-token`, userId: 2 + ((i - 1) % 3), scopes: ['api'] });
+  }
 
   store.addNamespace({ id: 6, name: 'Demo Group', path: 'demo-group', kind: 'group', parentId: null, ownerId: null, avatarUrl: null });
   store.addNamespace({

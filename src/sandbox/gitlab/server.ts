@@ -24,6 +24,7 @@ import {
   readBody,
   splitTarget,
   writeJson,
+  conditionalGet,
   writeStream,
   type HandlerResponse,
   type JsonResponse,
@@ -60,6 +61,8 @@ export interface GitlabSandboxOptions {
   bulkForks?: BulkForksOptions;
   /** Generated finished pipelines and jobs for bulk and seeded projects (seed.ts, "BULK CI"); default none. */
   bulkJobs?: BulkJobsOptions;
+  /** Further tokens `user-1-token` … `user-N-token` (seed.ts); default 0. */
+  extraTokens?: number;
   /**
    * 'real' (default): pipelines and forks advance in real time, one step
    * every STEP_MS (3 s). 'manual': nothing moves until `advance(ms)`;
@@ -155,6 +158,7 @@ export async function startGitlabSandbox(options: GitlabSandboxOptions = {}): Pr
     largeArtifactBytes,
     bulkForks: options.bulkForks,
     bulkJobs: options.bulkJobs,
+    extraTokens: options.extraTokens,
   });
   const deliverer = new HookDeliverer(store);
   ci = new CiRunner(store, (event) => deliverer.deliver(event));
@@ -229,6 +233,7 @@ export async function startGitlabSandbox(options: GitlabSandboxOptions = {}): Pr
     const fault = takeFault(method, path);
     if (fault) {
       await delay(fault.delayMs ?? 0);
+      if (fault.until) await fault.until.catch(() => {});
       if (fault.reset) {
         req.socket.resetAndDestroy();
         return;
@@ -269,7 +274,7 @@ export async function startGitlabSandbox(options: GitlabSandboxOptions = {}): Pr
       if (method === 'HEAD') writeJson(res, { status: response.status, headers: response.headers });
       else writeStream(res, response);
     } else {
-      writeJson(res, response);
+      writeJson(res, conditionalGet(method, headers, response));
     }
   }
 

@@ -233,6 +233,7 @@ export async function startHubzillaSandbox(options: HubzillaSandboxOptions = {})
         }
         await delay(latencyMs);
         await delay(fault.delayMs ?? 0);
+        if (fault.until) await fault.until.catch(() => {});
         if (fault.hang) return;
         if (fault.reset) {
           req.socket.destroy();

@@ -215,7 +215,9 @@ builder.mutationField('jobStatusWebhookRegister', (t) =>
       const params = { url, token: ctx.live.receiver.secret, job_events: true, pipeline_events: true, push_events: false, enable_ssl_verification: true };
       const { result, errors } = await runMutation(async () => {
         const existing = (await ctx.gitlab.client.listHooks(projectId, { page: 1, perPage: 100 })).items.find((hook) => hook.url === url);
-        return existing ? ctx.gitlab.client.updateHook(projectId, existing.id, params) : ctx.gitlab.client.createHook(projectId, params);
+        const hook = existing ? await ctx.gitlab.client.updateHook(projectId, existing.id, params) : await ctx.gitlab.client.createHook(projectId, params);
+        ctx.gitlab.client.receiverRegistered(hook);
+        return hook;
       });
       return { hook: result, errors };
     },

@@ -1,0 +1,202 @@
+/**
+ * `npm run bench:dashboard`: what the answer cache saves the upstream. N
+ * users (distinct tokens, the same 100 projects) each refresh the 100x20 CI
+ * dashboard every 2 s for 60 s, while one project's jobs change every 5 s
+ * (a job retried in the sandbox GitLab). Three runs, each on a fresh sandbox
+ * and gateway:
+ *
+ *   cache off         CACHE_MAX_AGE_MS=0
+ *   cache             the defaults (5 s), no webhooks
+ *   cache + webhooks  the defaults, and the gateway's receiver registered on
+ *                     the 100 projects, so each change's webhook reaches it
+ *
+ * Printed per run: upstream GETs per refresh, stale answers (a refresh that
+ * misses a change whose webhook was delivered before it began, or that was
+ * made longer than the allowed age before it began: 0 when cache is off, 5 s
+ * without webhooks, 60 s with them), p50 and p99 of a refresh, and the
+ * gateway's peak RSS. Targets: 20x fewer calls than off with webhooks, 2x
+ * without, and no stale answer.
+ *
+ *   npm run bench:dashboard -- [--users 20] [--seconds 60] [--refresh 2000] [--change 5000] [--latency 0] [--no-build]
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { startGitlabSandbox, type GitlabSandbox } from '../src/sandbox/gitlab/server.js';
+import { waitForOutput } from '../test/helpers/processes.js';
+import { BENCH_GITLAB_OPTIONS } from './sandbox-options.js';
+
+const ROOT = new URL('../', import.meta.url);
+const { values } = parseArgs({
+  options: {
+    users: { type: 'string', default: '20' },
+    seconds: { type: 'string', default: '60' },
+    refresh: { type: 'string', default: '2000' },
+    change: { type: 'string', default: '5000' },
+    latency: { type: 'string', default: '0' },
+    'no-build': { type: 'boolean', default: false },
+  },
+});
+const USERS = Number(values.users);
+const SECONDS = Number(values.seconds);
+const REFRESH_MS = Number(values.refresh);
+const CHANGE_MS = Number(values.change);
+const SECRET = 'bench-dashboard-webhook-secret-0123';
+/** bulk-project-1: the first project of the dashboard, the one whose jobs change. */
+const CHANGING = 4_000_001_001;
+const QUERY = readFileSync(new URL('bench/workloads/projects-jobs-100x20.graphql', ROOT), 'utf8');
+
+interface Mode {
+  name: string;
+  env: Record<string, string>;
+  webhooks: boolean;
+  /** How old an answer may be, in ms, for a change announced by no webhook. */
+  allowedAgeMs: number;
+}
+
+const MODES: Mode[] = [
+  { name: 'cache off', env: { CACHE_MAX_AGE_MS: '0' }, webhooks: false, allowedAgeMs: 0 },
+  { name: 'cache', env: {}, webhooks: false, allowedAgeMs: 5_000 },
+  { name: 'cache + webhooks', env: {}, webhooks: true, allowedAgeMs: 60_000 },
+];
+
+interface Change {
+  madeAt: number;
+  /** When the gateway answered its webhook (it drops first, then answers); null without webhooks. */
+  deliveredAt: number | null;
+  jobId: number;
+}
+
+interface Result {
+  mode: string;
+  refreshes: number;
+  calls: number;
+  stale: number;
+  failed: number;
+  p50: number;
+  p99: number;
+  peakRssMb: number;
+}
+
+async function gql(url: string, token: string, query: string): Promise<{ data?: unknown; errors?: unknown[] }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'private-token': token },
+    body: JSON.stringify({ query }),
+  });
+  return (await response.json()) as { data?: unknown; errors?: unknown[] };
+}
+
+async function rest<T>(sandbox: GitlabSandbox, method: string, path: string): Promise<T> {
+  const response = await fetch(`${sandbox.url}/api/v4${path}`, { method, headers: { 'private-token': 'admin-token' } });
+  return (await response.json()) as T;
+}
+
+/** The newest job of the changing project in a dashboard answer. */
+function newestJob(data: unknown): number {
+  const projects = (data as { projects?: { nodes?: { id: string; jobs?: { nodes?: { id: string }[] } }[] } }).projects?.nodes ?? [];
+  const project = projects.find((p) => p.id === `gid://duograph/Project/${CHANGING}`);
+  return Math.max(0, ...(project?.jobs?.nodes ?? []).map((job) => Number(job.id.split('/').pop())));
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
+}
+
+function peakRssMb(pid: number | undefined): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+async function run(mode: Mode): Promise<Result> {
+  const sandbox = await startGitlabSandbox({ ...BENCH_GITLAB_OPTIONS, extraTokens: USERS });
+  sandbox.setLatency(Number(values.latency));
+  const child: ChildProcess = spawn(process.execPath, ['dist/src/main.js', 'serve', '--port', '0', '--host', '127.0.0.1'], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_ENV: 'production', GITLAB_URL: sandbox.url, GITLAB_WEBHOOK_SECRET: SECRET, LOG_LEVEL: 'error', ...mode.env },
+  });
+  const url = (await waitForOutput(child, /GraphiQL at (\S+)/, 'gateway'))[1] ?? '';
+  if (mode.webhooks) {
+    for (let i = 0; i < 100; i++) {
+      const answer = await gql(url, 'admin-token', `mutation { jobStatusWebhookRegister(input: { projectId: "${CHANGING + i}" }) { errors { message } } }`);
+      if (answer.errors) throw new Error(`registering the receiver failed: ${JSON.stringify(answer.errors)}`);
+    }
+  }
+  sandbox.clearRequests();
+  const changes: Change[] = [];
+  const durations: number[] = [];
+  let stale = 0;
+  let failed = 0;
+  const until = Date.now() + SECONDS * 1000;
+
+  const changer = (async () => {
+    while (Date.now() + CHANGE_MS < until) {
+      await new Promise((resolve) => setTimeout(resolve, CHANGE_MS));
+      const jobs = await rest<{ id: number; status: string }[]>(sandbox, 'GET', `/projects/${CHANGING}/jobs?per_page=100`);
+      const finished = jobs.find((job) => ['success', 'failed', 'canceled'].includes(job.status));
+      if (!finished) continue;
+      const before = sandbox.deliveries.length;
+      const retried = await rest<{ id: number }>(sandbox, 'POST', `/projects/${CHANGING}/jobs/${finished.id}/retry`);
+      const change: Change = { madeAt: Date.now(), deliveredAt: null, jobId: retried.id };
+      changes.push(change);
+      if (sandbox.deliveries.length > before) {
+        await sandbox.flushDeliveries();
+        change.deliveredAt = Date.now();
+      }
+    }
+  })();
+
+  const user = async (token: string) => {
+    // Spread the first refreshes over the interval, as real users arrive.
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * REFRESH_MS));
+    while (Date.now() < until) {
+      const started = Date.now();
+      const answer = await gql(url, token, QUERY);
+      durations.push(Date.now() - started);
+      if (answer.errors || !answer.data) failed++;
+      else {
+        const seen = newestJob(answer.data);
+        const missed = changes.some((c) => c.jobId > seen && ((c.deliveredAt !== null && c.deliveredAt <= started) || c.madeAt <= started - mode.allowedAgeMs));
+        if (missed) stale++;
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + REFRESH_MS - Date.now())));
+    }
+  };
+  await Promise.all([changer, ...Array.from({ length: USERS }, (_, i) => user(`user-${i + 1}-token`))]);
+  const calls = sandbox.requests.filter((r) => r.method === 'GET').length;
+  const peak = peakRssMb(child.pid);
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.once('exit', resolve));
+  await sandbox.close();
+  durations.sort((a, b) => a - b);
+  return {
+    mode: mode.name,
+    refreshes: durations.length,
+    calls,
+    stale,
+    failed,
+    p50: percentile(durations, 50),
+    p99: percentile(durations, 99),
+    peakRssMb: peak,
+  };
+}
+
+if (!values['no-build']) spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+const results: Result[] = [];
+for (const mode of MODES) results.push(await run(mode));
+const off = results[0] as Result;
+const perRefresh = (r: Result) => r.calls / Math.max(1, r.refreshes);
+console.log(`${USERS} users refresh the 100x20 dashboard every ${REFRESH_MS} ms for ${SECONDS} s; one project's jobs change every ${CHANGE_MS} ms`);
+console.log('| run | refreshes | upstream GETs | per refresh | fewer than off | stale | failed | p50 ms | p99 ms | peak RSS MB |');
+console.log('|:--|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
+for (const r of results) {
+  const ratio = perRefresh(off) / Math.max(perRefresh(r), 1e-9);
+  console.log(
+    `| ${r.mode} | ${r.refreshes} | ${r.calls} | ${perRefresh(r).toFixed(2)} | ${ratio.toFixed(1)}x | ${r.stale} | ${r.failed} | ${r.p50} | ${r.p99} | ${r.peakRssMb.toFixed(0)} |`,
+  );
+}
+const [, plain, hooked] = results as [Result, Result, Result];
+console.log(
+  `targets: webhooks ${(perRefresh(off) / perRefresh(hooked)).toFixed(1)}x (>= 20x), plain ${(perRefresh(off) / perRefresh(plain)).toFixed(1)}x (>= 2x), stale ${results.reduce((n, r) => n + r.stale, 0)} (0)`,
+);
+process.exit(0);

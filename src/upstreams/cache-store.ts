@@ -1,0 +1,142 @@
+/**
+ * Where cached upstream answers live: in this process (lru-cache, bounded in
+ * bytes, least recently used out first) or in Redis (ioredis), shared by a
+ * fleet, each entry expiring there by itself. A store never fails a call:
+ * Redis out of reach reads as a miss and skips the write.
+ */
+import { Redis } from 'ioredis';
+import { LRUCache } from 'lru-cache';
+
+/** One stored answer: what the upstream said, when the read that got it began, and what drops it. */
+export interface CacheEntry {
+  /** 200, or 404 for a lookup of something that does not exist. */
+  status: number;
+  /** The headers a caller reads (pagination, ETag); never a cookie or a credential. */
+  headers: Record<string, string>;
+  /** The body as text, secrets taken out. */
+  body: string;
+  /** When the read that got this answer began (ms since the epoch): its age counts from there. */
+  storedAt: number;
+  /** Tags a change drops it by (cache-policy.ts). */
+  tags: string[];
+  /** The instance that read it, and that instance's step when the read began: its own drops are ordered by steps, not by the clock. */
+  origin: string;
+  seq: number;
+}
+
+export interface CacheStore {
+  readonly kind: 'memory' | 'redis';
+  /** The entry under `key`, or null (also when the store cannot be reached). */
+  get(key: string): Promise<CacheEntry | null>;
+  /** Stores `entry` for at most `ttlMs`. */
+  set(key: string, entry: CacheEntry, ttlMs: number): Promise<void>;
+  /** Bytes held, where the store knows (memory). */
+  bytes(): number;
+  close(): Promise<void>;
+}
+
+/** Bytes an entry holds, roughly: its text twice over for UTF-16, plus its headers and tags. */
+function entrySize(entry: CacheEntry): number {
+  let size = 2 * entry.body.length + 64;
+  for (const key in entry.headers) size += 2 * (key.length + (entry.headers[key]?.length ?? 0));
+  for (const tag of entry.tags) size += 2 * tag.length;
+  return size;
+}
+
+/** Entries in this process, bounded by `maxBytes`; `onEvict` hears of each one pushed out for room. */
+export class MemoryStore implements CacheStore {
+  readonly kind = 'memory';
+  private readonly lru: LRUCache<string, CacheEntry>;
+
+  /** `now`: the clock expiry is measured by (the cache's), default Date.now. */
+  constructor(maxBytes: number, onEvict: () => void = () => {}, now: () => number = Date.now) {
+    this.lru = new LRUCache<string, CacheEntry>({
+      perf: { now },
+      maxSize: maxBytes,
+      // One answer may not take more than a quarter of the room: a huge page would push out everything else.
+      maxEntrySize: Math.max(1, Math.floor(maxBytes / 4)),
+      sizeCalculation: entrySize,
+      ttlAutopurge: false,
+      dispose: (_value, _key, reason) => {
+        if (reason === 'evict') onEvict();
+      },
+    });
+  }
+
+  async get(key: string): Promise<CacheEntry | null> {
+    return this.lru.get(key) ?? null;
+  }
+
+  async set(key: string, entry: CacheEntry, ttlMs: number): Promise<void> {
+    this.lru.set(key, entry, { ttl: ttlMs });
+  }
+
+  bytes(): number {
+    return this.lru.calculatedSize;
+  }
+
+  async close(): Promise<void> {
+    this.lru.clear();
+  }
+}
+
+/** How long one Redis command may take before the read counts as a miss. */
+const REDIS_COMMAND_TIMEOUT_MS = 250;
+
+/**
+ * Entries in Redis under `duograph:cache:<digest>`, as JSON, with PX expiry.
+ * Commands fail at once while Redis is away (no offline queue) and after
+ * 250 ms at most: a cache that is down costs a request nothing but the miss.
+ */
+export class RedisStore implements CacheStore {
+  readonly kind = 'redis';
+  private readonly client: Redis;
+  private lastError = '';
+
+  constructor(url: string, onError: (message: string) => void = () => {}) {
+    this.client = new Redis(url, {
+      connectionName: 'duograph-cache',
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    });
+    // Each distinct failure once, never the URL (it may hold a password); before Redis was ever reached, the
+    // event bus's start-up error says it all.
+    let reached = false;
+    this.client.on('error', (error: Error) => {
+      if (!reached || error.message === this.lastError) return;
+      this.lastError = error.message;
+      onError(`redis cache: ${error.message}`);
+    });
+    this.client.on('ready', () => {
+      reached = true;
+      this.lastError = '';
+    });
+  }
+
+  async get(key: string): Promise<CacheEntry | null> {
+    try {
+      const text = await this.client.get(`duograph:cache:${key}`);
+      return text === null ? null : (JSON.parse(text) as CacheEntry);
+    } catch {
+      return null;
+    }
+  }
+
+  async set(key: string, entry: CacheEntry, ttlMs: number): Promise<void> {
+    try {
+      await this.client.set(`duograph:cache:${key}`, JSON.stringify(entry), 'PX', Math.max(1, Math.ceil(ttlMs)));
+    } catch {
+      // Not stored: the next read asks the upstream again.
+    }
+  }
+
+  bytes(): number {
+    return 0;
+  }
+
+  async close(): Promise<void> {
+    if (this.client.status === 'ready') await this.client.quit().catch(() => {});
+    this.client.disconnect();
+  }
+}

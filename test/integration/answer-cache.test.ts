@@ -1,0 +1,282 @@
+/**
+ * The upstream answer cache and shared reads, over real HTTP against the
+ * sandboxes, on a clock the test moves (nothing here waits on wall time).
+ * "Reads through the gateway" means GraphQL requests; where a test changes
+ * the sandbox directly, it says so. Counts are the sandbox's own record of
+ * the calls it received.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { STEP_MS } from '../../src/sandbox/gitlab/server.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+
+const SECRET = 'answer-cache-webhook-secret-0123456789';
+const DEMO_HUB = `Basic ${Buffer.from('demo:demo-pass').toString('base64')}`;
+const CORE = '{ project(fullPath: "platform/core") { name starCount } }';
+const CORE_PATH = '/api/v4/projects/platform%2Fcore';
+
+let t: TestApp;
+let clock = Date.now();
+
+/** A promise the sandbox holds an answer on, and the way to let it go. */
+function gate(): { until: Promise<void>; open: () => void } {
+  let open = () => {};
+  const until = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { until, open };
+}
+
+/** The cache lookups of one outcome counted so far, over every upstream and family. */
+async function lookups(outcome: 'hit' | 'miss' | 'revalidated' | 'joined'): Promise<number> {
+  const metric = await t.app.metrics.registry.getSingleMetric('duograph_upstream_cache_lookups_total')?.get();
+  return (metric?.values ?? []).filter((v) => v.labels.outcome === outcome).reduce((sum, v) => sum + v.value, 0);
+}
+
+const gets = (path: RegExp | string) => t.calls({ method: 'GET', path }).length;
+
+beforeAll(async () => {
+  t = await createTestApp({
+    sandbox: { clock: 'manual' },
+    env: {
+      CACHE_MAX_AGE_MS: '5000',
+      CACHE_WEBHOOK_MAX_AGE_MS: '60000',
+      GITLAB_WEBHOOK_SECRET: SECRET,
+      POLL_INTERVAL_MS: '600000',
+      POLL_MAX_INTERVAL_MS: '600000',
+    },
+    app: { now: () => clock },
+  });
+});
+afterAll(async () => {
+  await t?.close();
+});
+beforeEach(() => {
+  // Past every entry's age: each test starts with nothing fresh.
+  clock += 120_000;
+  t.resetCalls();
+  t.resetHubzillaCalls();
+  t.sandbox.clearFaults();
+});
+
+describe('the answer cache', () => {
+  it('answers a repeated read from the cache, then revalidates it with If-None-Match once past CACHE_MAX_AGE_MS', async () => {
+    const first = await t.gql(CORE);
+    expect(first.data).toEqual({ project: { name: 'Core', starCount: expect.any(Number) } });
+    expect(gets(CORE_PATH)).toBe(1);
+    clock += 4_999;
+    expect((await t.gql(CORE)).data).toEqual(first.data);
+    expect(gets(CORE_PATH)).toBe(1);
+    clock += 2;
+    expect((await t.gql(CORE)).data).toEqual(first.data);
+    const calls = t.calls({ method: 'GET', path: CORE_PATH });
+    expect(calls).toHaveLength(2);
+    // GitLab's Rack::ETag: a weak ETag of the body, sent back; the sandbox answered 304 and the entry was renewed.
+    expect(calls[1]?.headers['if-none-match']).toMatch(/^W\/"[0-9a-f]{32}"$/);
+    expect(await lookups('revalidated')).toBeGreaterThanOrEqual(1);
+    expect((await t.gql(CORE)).data).toEqual(first.data);
+    expect(gets(CORE_PATH)).toBe(2);
+  });
+
+  it('keeps each credential scope apart: a project one user may see never reaches another, in either order', async () => {
+    const secret = '{ project(fullPath: "alice/secret-notes") { name } }';
+    expect((await t.gql(secret, {}, { token: 'alice-token' })).data).toEqual({ project: { name: expect.any(String) } });
+    expect((await t.gql(secret, {}, { token: 'demo-token' })).data).toEqual({ project: null });
+    expect((await t.gql(secret, {}, { token: null })).data).toEqual({ project: null });
+    // Each scope's own answer is cached for it: not found for demo, found for alice.
+    expect((await t.gql(secret, {}, { token: 'demo-token' })).data).toEqual({ project: null });
+    expect((await t.gql(secret, {}, { token: 'alice-token' })).data).toEqual({ project: { name: expect.any(String) } });
+    expect(gets('/api/v4/projects/alice%2Fsecret-notes')).toBe(3);
+    // The same token sent two ways is two scopes: nothing is shared on a guess.
+    await t.gql(secret, {}, { token: null, headers: { authorization: 'Bearer alice-token' } });
+    expect(gets('/api/v4/projects/alice%2Fsecret-notes')).toBe(4);
+  });
+
+  it('shares one call among identical reads in flight from different requests, and none across scopes', async () => {
+    const held = gate();
+    t.sandbox.addFault({ method: 'GET', path: CORE_PATH, until: held.until });
+    const joinedBefore = await lookups('joined');
+    const demo = [1, 2, 3].map(() => t.gql(CORE));
+    const alice = t.gql(CORE, {}, { token: 'alice-token' });
+    // Two calls reach the sandbox (one per scope) and two requests join demo's: then the answers may go.
+    await vi.waitFor(async () => {
+      expect(gets(CORE_PATH)).toBe(2);
+      expect((await lookups('joined')) - joinedBefore).toBe(2);
+    });
+    held.open();
+    const answers = await Promise.all([...demo, alice]);
+    for (const answer of answers) expect(answer.data).toEqual({ project: { name: 'Core', starCount: expect.any(Number) } });
+    expect(gets(CORE_PATH)).toBe(2);
+    expect(new Set(t.calls({ method: 'GET', path: CORE_PATH }).map((c) => c.headers['private-token']))).toEqual(new Set(['demo-token', 'alice-token']));
+  });
+
+  it('hands an upstream failure of a shared read to every waiter once, with its code, and never stores it', async () => {
+    const held = gate();
+    t.sandbox.addFault({ method: 'GET', path: CORE_PATH, until: held.until, status: 500, times: 1 });
+    const joinedBefore = await lookups('joined');
+    const pending = [1, 2, 3].map(() => t.gql(CORE));
+    await vi.waitFor(async () => expect((await lookups('joined')) - joinedBefore).toBe(2));
+    held.open();
+    for (const answer of await Promise.all(pending)) {
+      expect(answer.data).toEqual({ project: null });
+      expect(answer.errors?.map((e) => e.extensions?.code)).toEqual(['UPSTREAM_ERROR']);
+    }
+    expect(gets(CORE_PATH)).toBe(1);
+    // Not stored: the next read asks again, and succeeds.
+    expect((await t.gql(CORE)).data).toEqual({ project: { name: 'Core', starCount: expect.any(Number) } });
+    expect(gets(CORE_PATH)).toBe(2);
+  });
+
+  it('cancels a shared read only when every waiter has gone', async () => {
+    const held = gate();
+    t.sandbox.addFault({ method: 'GET', path: CORE_PATH, until: held.until, times: 1 });
+    const leaving = new AbortController();
+    const joinedBefore = await lookups('joined');
+    const gone = fetch(t.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'private-token': 'demo-token' },
+      body: JSON.stringify({ query: CORE }),
+      signal: leaving.signal,
+    }).catch((error: unknown) => error);
+    await vi.waitFor(() => expect(gets(CORE_PATH)).toBe(1));
+    const staying = t.gql(CORE);
+    await vi.waitFor(async () => expect((await lookups('joined')) - joinedBefore).toBe(1));
+    leaving.abort();
+    expect(await gone).toBeInstanceOf(Error);
+    held.open();
+    expect((await staying).data).toEqual({ project: { name: 'Core', starCount: expect.any(Number) } });
+    expect(gets(CORE_PATH)).toBe(1);
+  });
+
+  it('honours the caller: Cache-Control no-cache and max-age, and the same in an operation’s extensions', async () => {
+    await t.gql(CORE);
+    clock += 2_000;
+    await t.gql(CORE, {}, { headers: { 'cache-control': 'max-age=3' } });
+    expect(gets(CORE_PATH)).toBe(1);
+    await t.gql(CORE, {}, { headers: { 'cache-control': 'max-age=1' } });
+    await t.gql(CORE, {}, { headers: { 'cache-control': 'no-cache' } });
+    const viaExtensions = await fetch(t.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'private-token': 'demo-token' },
+      body: JSON.stringify({ query: CORE, extensions: { cacheControl: 'no-cache', upstreamCache: true } }),
+    });
+    const body = (await viaExtensions.json()) as { extensions?: { upstreamCache?: Record<string, number> } };
+    // Each of the last three asked the upstream, which confirmed the stored answer (304).
+    expect(body.extensions?.upstreamCache).toEqual({ hits: 0, revalidated: 1, joined: 0, misses: 0 });
+    expect(t.calls({ method: 'GET', path: CORE_PATH }).map((c) => c.headers['if-none-match'] !== undefined)).toEqual([false, true, true, true]);
+  });
+
+  it('says in the HTTP answer how long it may be kept, and by whom', async () => {
+    const get = (query: string) =>
+      fetch(`${t.url}?query=${encodeURIComponent(query)}`, { headers: { 'private-token': 'demo-token', 'graphql-preflight': '1' } });
+    const miss = await get(CORE);
+    expect(miss.headers.get('cache-control')).toBe('private, no-cache');
+    expect(miss.headers.get('vary')).toMatch(/Authorization.*Private-Token.*Job-Token.*Sudo.*X-Hubzilla-Authorization/);
+    clock += 1_500;
+    // 5 s plain age, 1.5 s gone: 3 whole seconds left.
+    expect((await get(CORE)).headers.get('cache-control')).toBe('private, max-age=3');
+    const post = await fetch(t.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'private-token': 'demo-token' },
+      body: JSON.stringify({ query: CORE }),
+    });
+    expect(post.headers.get('cache-control')).toBe('no-store');
+    const mutation = await t.gql('mutation { projectStar(input: { id: "platform/core" }) { changed } }');
+    expect(mutation.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('lets a mutation drop what it changes for every scope: a star, a job retry', async () => {
+    await t.gql(CORE, {}, { token: 'alice-token' });
+    await t.gql(CORE);
+    await t.gql('mutation { projectUnstar(input: { id: "platform/core" }) { changed } }', {}, { token: 'alice-token' });
+    const star = await t.gql<{ projectStar: { changed: boolean; project: { starCount: number } } }>(
+      'mutation { projectStar(input: { id: "platform/core" }) { changed project { starCount } } }',
+      {},
+      { token: 'alice-token' },
+    );
+    expect(star.data?.projectStar.changed).toBe(true);
+    // demo's answer was cached before alice's star: it is dropped, and demo reads the new count.
+    const after = await t.gql<{ project: { starCount: number } }>(CORE);
+    expect(after.data?.project.starCount).toBe(star.data?.projectStar.project.starCount);
+
+    const jobs = '{ project(fullPath: "demo/playground") { jobs(first: 3) { nodes { restId status } } } }';
+    const before = await t.gql<{ project: { jobs: { nodes: { restId: number }[] } } }>(jobs);
+    await t.gql(jobs);
+    expect(gets(/\/projects\/7\/jobs$/)).toBe(1);
+    const retried = await t.gql<{ jobRetry: { job: { restId: number } } }>(
+      'mutation { jobRetry(input: { id: "gid://duograph/Job/7/2001" }) { job { restId } } }',
+    );
+    const newest = await t.gql<{ project: { jobs: { nodes: { restId: number }[] } } }>(jobs, {}, { token: 'alice-token' });
+    const again = await t.gql<{ project: { jobs: { nodes: { restId: number }[] } } }>(jobs);
+    expect(again.data?.project.jobs.nodes[0]?.restId).toBe(retried.data?.jobRetry.job.restId);
+    expect(newest.data?.project.jobs.nodes[0]?.restId).toBe(retried.data?.jobRetry.job.restId);
+    expect(again.data?.project.jobs.nodes[0]?.restId).not.toBe(before.data?.project.jobs.nodes[0]?.restId);
+  });
+
+  it('keeps the jobs of a project whose webhooks reach the gateway for the webhook age, and drops them at its next event', async () => {
+    const register = await t.gql('mutation { jobStatusWebhookRegister(input: { projectId: "demo/playground" }) { errors { message } } }');
+    expect(register.data).toEqual({ jobStatusWebhookRegister: { errors: [] } });
+    const playground = '{ project(id: "7") { jobs(first: 5) { nodes { restId status } } } }';
+    const core = '{ project(id: "1") { jobs(first: 5) { nodes { restId status } } } }';
+    const running = await t.gql<{ project: { jobs: { nodes: { restId: number; status: string }[] } } }>(playground);
+    expect(running.data?.project.jobs.nodes.find((j) => j.restId === 2003)?.status).toBe('RUNNING');
+    await t.gql(core);
+    t.resetCalls();
+    clock += 30_000;
+    await t.gql(playground);
+    await t.gql(core);
+    // Past the plain age: platform/core's jobs are read again; demo/playground's live on (webhook-fed).
+    expect(gets(/\/projects\/7\/jobs$/)).toBe(0);
+    expect(gets(/\/projects\/1\/jobs$/)).toBe(1);
+    // The sandbox moves the job on and posts its webhook to the gateway (a change made directly in the sandbox).
+    t.sandbox.advance(STEP_MS);
+    await t.sandbox.flushDeliveries();
+    const changed = await t.gql<typeof running.data>(playground);
+    expect(changed.data?.project.jobs.nodes.find((j) => j.restId === 2003)?.status).toBe('FAILED');
+    expect(gets(/\/projects\/7\/jobs$/)).toBe(1);
+    // Only what changed: platform/core's entry (read after the clock moved) stays.
+    await t.gql(core);
+    expect(gets(/\/projects\/1\/jobs$/)).toBe(1);
+  });
+
+  it('drops a Hubzilla channel stream when the gateway posts to it', async () => {
+    const stream = '{ channel { stream(first: 50) { nodes { body } } } }';
+    const hz = (query: string, variables: Record<string, unknown> = {}) =>
+      t.gql<{ channel: { stream: { nodes: { body: string }[] } } }>(query, variables, { headers: { 'x-hubzilla-authorization': DEMO_HUB } });
+    await hz(stream);
+    await hz(stream);
+    const streamCalls = () => t.hubzillaCalls({ method: 'GET', path: /^channel\/stream/ }).length;
+    expect(streamCalls()).toBe(1);
+    const posted = await hz('mutation($input: ChannelItemPostInput!) { channelItemPost(input: $input) { errors { message } } }', {
+      input: { body: 'posted through the cache test' },
+    });
+    expect(posted.errors).toBeUndefined();
+    const after = await hz(stream);
+    expect(streamCalls()).toBe(2);
+    expect(after.data?.channel.stream.nodes.map((n) => n.body)).toContain('posted through the cache test');
+  });
+});
+
+describe('the answer cache within CACHE_MAX_BYTES', () => {
+  let small: TestApp;
+  beforeAll(async () => {
+    small = await createTestApp({ env: { CACHE_MAX_AGE_MS: '600000', CACHE_MAX_BYTES: '65536' } });
+  });
+  afterAll(async () => {
+    await small?.close();
+  });
+
+  it('pushes out the least recently used answers and never holds more than the bound', async () => {
+    const ids = Array.from({ length: 30 }, (_, i) => i + 1);
+    for (const id of ids) await small.gql(`{ project(id: "${id}") { name } }`);
+    const metrics = await (await fetch(new URL('/metrics', small.url))).text();
+    const value = (name: string) => Number(new RegExp(`^${name} (\\d+)`, 'm').exec(metrics)?.[1]);
+    expect(value('duograph_upstream_cache_evictions_total')).toBeGreaterThan(0);
+    expect(value('duograph_upstream_cache_bytes')).toBeGreaterThan(0);
+    expect(value('duograph_upstream_cache_bytes')).toBeLessThanOrEqual(65_536);
+    // The most recent answer is still there; the first went out for room.
+    small.resetCalls();
+    await small.gql('{ project(id: "30") { name } }');
+    await small.gql('{ project(id: "1") { name } }');
+    expect(small.calls({ method: 'GET' }).map((c) => c.path)).toEqual(['/api/v4/projects/1']);
+  });
+});
