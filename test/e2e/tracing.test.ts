@@ -13,7 +13,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from 'graphql-ws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { type GitlabSandbox, startGitlabSandbox } from '../../src/sandbox/gitlab/server.js';
 import { type HubzillaSandbox, startHubzillaSandbox } from '../../src/sandbox/hubzilla/server.js';
@@ -328,6 +328,40 @@ describe('OpenTelemetry traces over OTLP/HTTP (JSON)', () => {
       await stop(lost);
     }
     expect(readFileSync(lost.logFile, 'utf8')).not.toContain(COLLECTOR_KEY);
+  });
+
+  it('marks an answer from the cache on its span, and links the requests a shared read served', async () => {
+    const cached = await startGateway({ CACHE_MAX_AGE_MS: '600000', OTEL_SERVICE_NAME: 'duograph-cache' }, 'cache');
+    try {
+      const path = '/api/v4/projects/demo%2Fplayground';
+      const query = '{ project(fullPath: "demo/playground") { name } }';
+      let open = () => {};
+      gitlab.addFault({ method: 'GET', path, until: new Promise<void>((resolve) => (open = resolve)), times: 1 });
+      const joined = async () => {
+        const text = await (await fetch(new URL('/metrics', cached.url))).text();
+        return Number(/^duograph_upstream_cache_lookups_total\{[^}]*outcome="joined"[^}]*\} (\d+)/m.exec(text)?.[1] ?? 0);
+      };
+      const [first, second, third] = [traceparent(), traceparent(), traceparent()];
+      const before = gitlab.requests.filter((r) => r.path === path).length;
+      const leading = post(cached.url, query, {}, { traceparent: first.header });
+      await vi.waitFor(() => expect(gitlab.requests.filter((r) => r.path === path).length).toBe(before + 1));
+      const joining = post(cached.url, query, {}, { traceparent: second.header });
+      await vi.waitFor(async () => expect(await joined()).toBe(1));
+      open();
+      for (const answer of await Promise.all([leading, joining])) expect(answer).toEqual({ data: { project: { name: 'Playground' } } });
+      const call = one(await traceOf(first.traceId), (s) => s.kind === CLIENT);
+      expect(call.attributes).toMatchObject({ 'duograph.cache': 'miss', 'http.response.status_code': 200 });
+      expect(call.links.map((link) => link.traceId)).toEqual([second.traceId]);
+      // The joined request has no call of its own.
+      expect((await traceOf(second.traceId)).filter((s) => s.kind === CLIENT)).toEqual([]);
+
+      expect(await post(cached.url, query, {}, { traceparent: third.header })).toEqual({ data: { project: { name: 'Playground' } } });
+      const hit = one(await traceOf(third.traceId), (s) => s.kind === CLIENT);
+      expect(hit.attributes).toMatchObject({ 'duograph.cache': 'hit', 'http.response.status_code': 200, 'url.template': '/projects/:param' });
+      expect(gitlab.requests.filter((r) => r.path === path).length).toBe(before + 1);
+    } finally {
+      await stop(cached);
+    }
   });
 
   it('samples a request whole or not at all: a sampled one has every span, one not sampled none, and GitLab sees which', async () => {
