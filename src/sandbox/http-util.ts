@@ -58,8 +58,8 @@ export function writeJson(res: ServerResponse, response: JsonResponse): void {
 
 /**
  * What Rails' Rack::ETag and Rack::ConditionalGet do to a GitLab API answer
- * (GitLab mounts its API inside Rails, whose middleware stack has both;
- * config/initializers/warden.rb inserts after Rack::ETag): a 200 to a GET
+ * (GitLab's config/routes.rb mounts its Grape API, `mount API::API`, inside
+ * the Rails router, behind Rails' default middleware, which has both): a 200 to a GET
  * gets a weak ETag of its body (the first 32 hex digits of its SHA-256) and
  * `Cache-Control: max-age=0, private, must-revalidate`; when the request's
  * If-None-Match names that ETag, the answer is a 304 without a body. The

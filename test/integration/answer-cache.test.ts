@@ -5,7 +5,10 @@
  * the sandbox directly, it says so. Counts are the sandbox's own record of
  * the calls it received.
  */
+import type { ExecutionResult } from 'graphql';
+import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import WebSocket from 'ws';
 import { STEP_MS } from '../../src/sandbox/gitlab/server.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
@@ -163,6 +166,30 @@ describe('the answer cache', () => {
     // Each of the last three asked the upstream, which confirmed the stored answer (304).
     expect(body.extensions?.upstreamCache).toEqual({ hits: 0, revalidated: 1, joined: 0, misses: 0 });
     expect(t.calls({ method: 'GET', path: CORE_PATH }).map((c) => c.headers['if-none-match'] !== undefined)).toEqual([false, true, true, true]);
+  });
+
+  it('takes cacheControl from a graphql-ws operation’s extensions, and reports per operation', async () => {
+    await t.gql(CORE);
+    const client = createClient({
+      url: t.url.href.replace(/^http/, 'ws'),
+      webSocketImpl: WebSocket,
+      connectionParams: { 'Private-Token': 'demo-token' },
+      retryAttempts: 0,
+    });
+    const run = (extensions: Record<string, unknown>) =>
+      new Promise<ExecutionResult>((resolve, reject) => {
+        let result: ExecutionResult = {};
+        client.subscribe({ query: CORE, extensions }, { next: (value) => (result = value as ExecutionResult), error: reject, complete: () => resolve(result) });
+      });
+    try {
+      expect((await run({ upstreamCache: true })).extensions?.upstreamCache).toEqual({ hits: 1, revalidated: 0, joined: 0, misses: 0 });
+      const fresh = await run({ cacheControl: 'no-cache', upstreamCache: true });
+      expect(fresh.data).toEqual({ project: { name: 'Core', starCount: expect.any(Number) } });
+      expect(fresh.extensions?.upstreamCache).toEqual({ hits: 0, revalidated: 1, joined: 0, misses: 0 });
+      expect(gets(CORE_PATH)).toBe(2);
+    } finally {
+      await client.dispose();
+    }
   });
 
   it('says in the HTTP answer how long it may be kept, and by whom', async () => {
