@@ -13,7 +13,7 @@ import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { startGitlabSandbox } from '../src/sandbox/gitlab/server.js';
 // The same process helpers as the end-to-end tests.
-import { freePort, waitForOutput } from '../test/helpers/processes.js';
+import { startRedis, waitForOutput } from '../test/helpers/processes.js';
 
 const ROOT = new URL('../', import.meta.url);
 const { values } = parseArgs({
@@ -80,14 +80,12 @@ if (spawnSync('redis-server', ['--version']).status !== 0) {
   console.log('bench:fleet-polls needs redis-server on PATH (apt-get install -y redis-server).');
   process.exit(0);
 }
-const port = await freePort();
-const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']);
-await waitForOutput(redis, /Ready to accept connections/, 'redis-server');
+const { child: redis, url: redisUrl } = await startRedis();
 const sandbox = await startGitlabSandbox({ clock: 'manual' });
 const one = await gateway(sandbox.url, null);
 const single = await measure([one.url]);
 one.child.kill('SIGTERM');
-const fleet = await Promise.all([1, 2, 3].map(() => gateway(sandbox.url, `redis://127.0.0.1:${port}`)));
+const fleet = await Promise.all([1, 2, 3].map(() => gateway(sandbox.url, redisUrl)));
 const three = await measure(fleet.map((g) => g.url));
 for (const g of fleet) g.child.kill('SIGTERM');
 console.log(`${SUBSCRIBERS} subscribers on one project, poll interval ${INTERVAL} ms, ${SECONDS} s`);

@@ -37,3 +37,15 @@ export function scrubText(text: string): string {
   for (const [pattern, replacement] of SECRET_TEXT) clean = clean.replace(pattern, replacement as string);
   return clean;
 }
+
+/** A URL without the user and password it may carry (an import URL's `user:token@`); null for text that is not a URL. */
+export function withoutUserInfo(url: string): string | null {
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.href;
+  } catch {
+    return null;
+  }
+}

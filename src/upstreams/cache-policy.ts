@@ -13,6 +13,7 @@
  * - Never stored: `/user` (a credential check), `/version` (readiness), and
  *   Hubzilla's `verify`, `channel/export` and `abconfig`, which carry secrets.
  */
+import { withoutUserInfo } from '../scrub.js';
 import type { PathSegments } from './http.js';
 
 /** Families whose answers a project's job and pipeline webhooks can drop, and so may live for the webhook age. */
@@ -149,15 +150,4 @@ export function withoutProjectSecrets(text: string): string {
   if (Array.isArray(value)) value.forEach(clean);
   else clean(value);
   return JSON.stringify(value);
-}
-
-function withoutUserInfo(url: string): string | null {
-  try {
-    const parsed = new URL(url);
-    parsed.username = '';
-    parsed.password = '';
-    return parsed.href;
-  } catch {
-    return null;
-  }
 }

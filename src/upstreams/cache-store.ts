@@ -4,6 +4,7 @@
  * fleet, each entry expiring there by itself. A store never fails a call:
  * Redis out of reach reads as a miss and skips the write.
  */
+import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 
@@ -35,48 +36,96 @@ export interface CacheStore {
   close(): Promise<void>;
 }
 
-/** Bytes an entry holds, roughly: its text twice over for UTF-16, plus its headers and tags. */
-function entrySize(entry: CacheEntry): number {
-  let size = 2 * entry.body.length + 64;
-  for (const key in entry.headers) size += 2 * (key.length + (entry.headers[key]?.length ?? 0));
-  for (const tag of entry.tags) size += 2 * tag.length;
+/** Bytes a string holds in V8: one per character while every one fits in Latin-1, else two. */
+function stringBytes(text: string): number {
+  return /[^\u0000-\u00ff]/.test(text) ? 2 * text.length : text.length;
+}
+
+/** Bytes an entry holds besides its body: its headers and tags, and a little for the objects. */
+function metaBytes(entry: CacheEntry): number {
+  let size = 128;
+  for (const key in entry.headers) size += key.length + (entry.headers[key]?.length ?? 0);
+  for (const tag of entry.tags) size += tag.length;
   return size;
 }
 
-/** Entries in this process, bounded by `maxBytes`; `onEvict` hears of each one pushed out for room. */
+interface PooledBody {
+  text: string;
+  bytes: number;
+  holders: number;
+}
+
+/**
+ * Entries in this process, bounded by `maxBytes`, least recently used out
+ * first; `onEvict` hears of each one pushed out for room. A body several
+ * scopes read alike (a public project's job page, read by twenty users) is
+ * held once and counted once: entries point at it by its SHA-256, and it
+ * goes with its last entry. What a caller gets is still only what its own
+ * entry names.
+ */
 export class MemoryStore implements CacheStore {
   readonly kind = 'memory';
-  private readonly lru: LRUCache<string, CacheEntry>;
+  private readonly lru: LRUCache<string, CacheEntry & { digest: string }>;
+  private readonly bodies = new Map<string, PooledBody>();
+  private bodyBytes = 0;
 
   /** `now`: the clock expiry is measured by (the cache's), default Date.now. */
-  constructor(maxBytes: number, onEvict: () => void = () => {}, now: () => number = Date.now) {
-    this.lru = new LRUCache<string, CacheEntry>({
+  constructor(
+    private readonly maxBytes: number,
+    onEvict: () => void = () => {},
+    now: () => number = Date.now,
+  ) {
+    this.lru = new LRUCache<string, CacheEntry & { digest: string }>({
       perf: { now },
-      maxSize: maxBytes,
-      // One answer may not take more than a quarter of the room: a huge page would push out everything else.
-      maxEntrySize: Math.max(1, Math.floor(maxBytes / 4)),
-      sizeCalculation: entrySize,
+      // Read the clock on every look-up: a cached "now" would let an entry outlive its age within the same tick.
+      ttlResolution: 0,
+      // Room is judged on bodies and entries together (set); the LRU's own count is the entries'.
+      maxSize: Number.MAX_SAFE_INTEGER,
+      sizeCalculation: metaBytes,
       ttlAutopurge: false,
-      dispose: (_value, _key, reason) => {
+      dispose: (value, _key, reason) => {
+        this.release(value.digest);
         if (reason === 'evict') onEvict();
       },
     });
   }
 
   async get(key: string): Promise<CacheEntry | null> {
-    return this.lru.get(key) ?? null;
+    const stored = this.lru.get(key);
+    if (!stored) return null;
+    const { digest: _digest, ...entry } = stored;
+    return entry;
   }
 
   async set(key: string, entry: CacheEntry, ttlMs: number): Promise<void> {
-    this.lru.set(key, entry, { ttl: ttlMs });
+    const digest = createHash('sha256').update(entry.body).digest('base64url');
+    let body = this.bodies.get(digest);
+    if (!body) {
+      const bytes = stringBytes(entry.body);
+      // One answer may not take more than a quarter of the room: a huge page would push out everything else.
+      if (bytes > this.maxBytes / 4) return;
+      body = { text: entry.body, bytes, holders: 0 };
+      this.bodies.set(digest, body);
+      this.bodyBytes += bytes;
+    }
+    body.holders++;
+    this.lru.set(key, { ...entry, body: body.text, digest }, { ttl: ttlMs });
+    while (this.bytes() > this.maxBytes && this.lru.size > 0) this.lru.pop();
   }
 
   bytes(): number {
-    return this.lru.calculatedSize;
+    return this.bodyBytes + this.lru.calculatedSize;
   }
 
   async close(): Promise<void> {
     this.lru.clear();
+  }
+
+  private release(digest: string): void {
+    const body = this.bodies.get(digest);
+    if (!body || --body.holders > 0) return;
+    this.bodies.delete(digest);
+    this.bodyBytes -= body.bytes;
   }
 }
 

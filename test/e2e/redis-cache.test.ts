@@ -11,7 +11,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { freePort, waitForOutput } from '../helpers/processes.js';
+import { startRedis, waitForOutput } from '../helpers/processes.js';
 import { startGitlabSandbox, STEP_MS, type GitlabSandbox } from '../../src/sandbox/gitlab/server.js';
 
 const SECRET = 'redis-cache-webhook-secret-0123456789';
@@ -77,10 +77,9 @@ describe.skipIf(!hasRedis)('the answer cache of two instances on one Redis', () 
   const gets = (path: string) => sandbox.requests.filter((r) => r.method === 'GET' && r.path === path).length;
 
   beforeAll(async () => {
-    const port = await freePort();
-    redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']);
-    await waitForOutput(redis, /Ready to accept connections/, 'redis-server');
-    const redisUrl = `redis://127.0.0.1:${port}`;
+    const started = await startRedis();
+    redis = started.child;
+    const redisUrl = started.url;
     inspector = new Redis(redisUrl);
     // The last test stops Redis under it.
     inspector.on('error', () => {});

@@ -12,7 +12,7 @@ import { createClient } from 'graphql-ws';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
-import { freePort, waitForOutput } from '../helpers/processes.js';
+import { startRedis, waitForOutput } from '../helpers/processes.js';
 import { startGitlabSandbox, STEP_MS, type GitlabSandbox } from '../../src/sandbox/gitlab/server.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -62,10 +62,7 @@ describe.skipIf(!hasRedis)('Redis fan-out across two gateway instances', () => {
   let inspector: Redis;
 
   beforeAll(async () => {
-    const port = await freePort();
-    redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']);
-    await waitForOutput(redis, /Ready to accept connections/, 'redis-server');
-    redisUrl = `redis://127.0.0.1:${port}`;
+    ({ child: redis, url: redisUrl } = await startRedis());
     inspector = new Redis(redisUrl);
     sandbox = await startGitlabSandbox({ clock: 'manual' });
     [a, b] = await Promise.all([startGateway(sandbox.url, redisUrl), startGateway(sandbox.url, redisUrl)]);

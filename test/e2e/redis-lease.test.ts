@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { createClient, type Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
-import { freePort, waitForOutput } from '../helpers/processes.js';
+import { startRedis, waitForOutput } from '../helpers/processes.js';
 import { type GitlabSandbox, STEP_MS, startGitlabSandbox } from '../../src/sandbox/gitlab/server.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -58,11 +58,10 @@ describe.skipIf(!hasRedis)('one poll per project and credentials across three in
   const gateways: Gateway[] = [];
 
   beforeAll(async () => {
-    const port = await freePort();
-    redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']);
-    await waitForOutput(redis, /Ready to accept connections/, 'redis-server');
+    const started = await startRedis();
+    redis = started.child;
     sandbox = await startGitlabSandbox({ clock: 'manual' });
-    gateways.push(...(await Promise.all([1, 2, 3].map(() => startGateway(sandbox.url, `redis://127.0.0.1:${port}`)))));
+    gateways.push(...(await Promise.all([1, 2, 3].map(() => startGateway(sandbox.url, started.url)))));
   }, 60_000);
 
   afterAll(async () => {

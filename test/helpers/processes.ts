@@ -1,5 +1,5 @@
 /** Child processes for end-to-end tests: a free port, and a wait for what a process prints once it is up. */
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 
 /** A TCP port nothing listens on now. */
@@ -34,4 +34,12 @@ export function waitForOutput(child: ChildProcess, pattern: RegExp, what: string
       reject(new Error(`${what} exited with ${code}:\n${output}`));
     });
   });
+}
+
+/** A throwaway redis-server on a free loopback port, nothing saved to disk; stop it with SIGTERM. */
+export async function startRedis(): Promise<{ child: ChildProcess; url: string }> {
+  const port = await freePort();
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']);
+  await waitForOutput(child, /Ready to accept connections/, 'redis-server');
+  return { child, url: `redis://127.0.0.1:${port}` };
 }

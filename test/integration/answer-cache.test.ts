@@ -35,6 +35,12 @@ async function lookups(outcome: 'hit' | 'miss' | 'revalidated' | 'joined'): Prom
   return (metric?.values ?? []).filter((v) => v.labels.outcome === outcome).reduce((sum, v) => sum + v.value, 0);
 }
 
+/** Calls the gateway sent upstream, by its own metric. */
+async function upstreamRequests(): Promise<number> {
+  const metric = await t.app.metrics.registry.getSingleMetric('duograph_upstream_requests_total')?.get();
+  return (metric?.values ?? []).reduce((sum, v) => sum + v.value, 0);
+}
+
 const gets = (path: RegExp | string) => t.calls({ method: 'GET', path }).length;
 
 beforeAll(async () => {
@@ -67,8 +73,12 @@ describe('the answer cache', () => {
     expect(first.data).toEqual({ project: { name: 'Core', starCount: expect.any(Number) } });
     expect(gets(CORE_PATH)).toBe(1);
     clock += 4_999;
+    const sent = await upstreamRequests();
     expect((await t.gql(CORE)).data).toEqual(first.data);
     expect(gets(CORE_PATH)).toBe(1);
+    // A hit is a lookup, not a call: the calls metric counts only what went out.
+    expect(await upstreamRequests()).toBe(sent);
+    expect(await lookups('hit')).toBeGreaterThanOrEqual(1);
     clock += 2;
     expect((await t.gql(CORE)).data).toEqual(first.data);
     const calls = t.calls({ method: 'GET', path: CORE_PATH });

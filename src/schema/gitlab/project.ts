@@ -23,20 +23,13 @@ import { LanguageShare, ProjectLicense, ProjectLinks, ProjectPermissions, Projec
 import { knownOrNull, MergeMethod, ProjectVisibility } from './project-enums.js';
 import { projectFilterArgs, toRestFilters, type ProjectFilterArgs } from './project-filters.js';
 import { User, UserConnection } from './user.js';
+import { withoutUserInfo } from '../../scrub.js';
 
 export const Project = builder.objectRef<ProjectRecord>('Project');
 
 /** An import URL may carry `user:token@`: the gateway never hands that on. */
 function withoutCredentials(url: string | null): string | null {
-  if (url === null) return null;
-  try {
-    const parsed = new URL(url);
-    parsed.username = '';
-    parsed.password = '';
-    return parsed.href;
-  } catch {
-    return null;
-  }
+  return url === null ? null : withoutUserInfo(url);
 }
 
 /** A field of the project, from the record when it holds it, else from the full project. */

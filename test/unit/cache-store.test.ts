@@ -1,0 +1,69 @@
+/**
+ * The in-memory answer store (upstreams/cache-store.ts): bounded in bytes,
+ * least recently used out first, a body several scopes read alike held and
+ * counted once.
+ */
+import { describe, expect, it } from 'vitest';
+import { type CacheEntry, MemoryStore } from '../../src/upstreams/cache-store.js';
+
+const entry = (body: string): CacheEntry => ({
+  status: 200,
+  headers: { etag: 'W/"x"' },
+  body,
+  storedAt: 0,
+  tags: ['gitlab:project:7'],
+  origin: 'test',
+  seq: 1,
+});
+
+describe('MemoryStore', () => {
+  it('holds a body that several keys store once, and lets it go with its last key', async () => {
+    let evicted = 0;
+    const store = new MemoryStore(1_000_000, () => evicted++);
+    const page = JSON.stringify(Array.from({ length: 200 }, (_, id) => ({ id, name: `job ${id}` })));
+    await store.set('alice', entry(page), 60_000);
+    const one = store.bytes();
+    await store.set('bob', entry(page), 60_000);
+    // The second key adds its headers and tags, not the body again.
+    expect(store.bytes() - one).toBeLessThan(500);
+    expect((await store.get('bob'))?.body).toBe(page);
+    expect(evicted).toBe(0);
+  });
+
+  it('counts two bytes a character only for text outside Latin-1', async () => {
+    const latin = new MemoryStore(1_000_000);
+    await latin.set('k', entry('é'.repeat(10_000)), 60_000);
+    const wide = new MemoryStore(1_000_000);
+    await wide.set('k', entry('😀'.repeat(5_000)), 60_000);
+    expect(latin.bytes()).toBeGreaterThanOrEqual(10_000);
+    expect(latin.bytes()).toBeLessThan(11_000);
+    expect(wide.bytes()).toBeGreaterThanOrEqual(20_000);
+  });
+
+  it('never holds more than its bound: the least recently used go first, a body over a quarter of it is not kept', async () => {
+    let evicted = 0;
+    const store = new MemoryStore(20_000, () => evicted++);
+    for (let i = 0; i < 10; i++) await store.set(`k${i}`, entry(`${i}`.repeat(3_000)), 60_000);
+    expect(store.bytes()).toBeLessThanOrEqual(20_000);
+    expect(evicted).toBeGreaterThan(0);
+    expect(await store.get('k0')).toBeNull();
+    expect(await store.get('k9')).not.toBeNull();
+    await store.set('huge', entry('x'.repeat(6_000)), 60_000);
+    expect(await store.get('huge')).toBeNull();
+  });
+
+  it('lets an entry expire by the clock it is given', async () => {
+    let now = 1_000;
+    const store = new MemoryStore(
+      1_000_000,
+      () => {},
+      () => now,
+    );
+    await store.set('k', entry('{}'), 5_000);
+    now += 4_999;
+    expect(await store.get('k')).not.toBeNull();
+    now += 2;
+    expect(await store.get('k')).toBeNull();
+    expect(store.bytes()).toBe(0);
+  });
+});
