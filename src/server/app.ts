@@ -21,6 +21,7 @@ import { HUBZILLA_ROUTE_WORDS } from '../upstreams/hubzilla/route-words.js';
 import { HttpClient, type UpstreamCall } from '../upstreams/http.js';
 import { AnswerCache } from '../upstreams/answer-cache.js';
 import { type CacheStore, MemoryStore, RedisStore } from '../upstreams/cache-store.js';
+import { RateGate } from '../upstreams/rate-gate.js';
 import { ConcurrencyLimiter, type ResiliencePolicy } from '../upstreams/resilience.js';
 import { createMemoryEventBus, createRedisEventBus, type EventBus } from '../subscriptions/event-bus.js';
 import { DEFAULT_WEBHOOK_QUIET_MS, SubscriptionHub } from '../subscriptions/hub.js';
@@ -151,6 +152,7 @@ export function buildApp(options: AppOptions): App {
     ? createRedisEventBus(config.redisUrl, log, undefined, leaseTtlMs(config))
     : (options.worker?.bus ?? createMemoryEventBus());
   const cache = answerCache(config, metrics, log, options.now);
+  const gate = new RateGate(options.now);
   const gitlab = new HttpClient({
     name: 'gitlab',
     baseUrl: new URL('api/v4', options.gitlabUrl.href.endsWith('/') ? options.gitlabUrl : `${options.gitlabUrl.href}/`),
@@ -162,6 +164,7 @@ export function buildApp(options: AppOptions): App {
     routeWords: GITLAB_ROUTE_WORDS,
     tracer: tracing?.upstream,
     cache,
+    gate,
   });
   const hubzilla = options.hubzillaUrl
     ? new HttpClient({
@@ -175,6 +178,7 @@ export function buildApp(options: AppOptions): App {
         routeWords: HUBZILLA_ROUTE_WORDS,
         tracer: tracing?.upstream,
         cache,
+        gate,
       })
     : null;
   const schema = buildSchema();
@@ -331,6 +335,7 @@ export function buildApp(options: AppOptions): App {
       await bus.ready();
       // Only now: a Redis subscription asked for before Redis is reached fails unheard.
       cache.listen(bus.shared);
+      gate.listen(bus.shared);
       return new Promise((resolve, reject) => {
         server.once('error', reject);
         server.listen(port, host, () => {
@@ -357,6 +362,7 @@ export function buildApp(options: AppOptions): App {
     if (!drained) logger.warn({ inFlight: inFlight.size }, 'shutdown: cutting requests still in flight');
     server.closeAllConnections();
     await closed;
+    gate.stop();
     await cache.close();
     await bus.close();
     await gitlab.close();

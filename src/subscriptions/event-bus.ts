@@ -18,6 +18,7 @@ import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { CACHE_TOPIC } from '../upstreams/answer-cache.js';
+import { RATE_TOPIC } from '../upstreams/rate-gate.js';
 import type { Lease } from './pollers.js';
 
 export type Listener<T> = (payload: T) => void;
@@ -36,7 +37,7 @@ export interface EventBus {
   readonly shared: Channel;
   /** 'memory' or 'redis'. */
   readonly kind: 'memory' | 'redis';
-  /** Topics of subscriptions with at least one listener, over both channels; with Redis, shared ones are channel subscriptions. The answer cache's one topic, listened to for the process's life, is not counted. */
+  /** Topics of subscriptions with at least one listener, over both channels; with Redis, shared ones are channel subscriptions. The answer cache's and the rate gate's topics, listened to for the process's life, are not counted. */
   activeTopics(): number;
   /**
    * Records delivery keys; resolves false when any of them was seen before
@@ -63,9 +64,9 @@ const DEDUP_MAX_KEYS = 100_000;
 export class CountedChannel implements Channel {
   readonly topics = new Map<string, number>();
 
-  /** Topics listened to, but for the answer cache's, which lives as long as the process. */
+  /** Topics listened to, but for the answer cache's and the rate gate's, which live as long as the process. */
   get active(): number {
-    return this.topics.size - (this.topics.has(CACHE_TOPIC) ? 1 : 0);
+    return this.topics.size - (this.topics.has(CACHE_TOPIC) ? 1 : 0) - (this.topics.has(RATE_TOPIC) ? 1 : 0);
   }
 
   constructor(private readonly target: MinimalEventTarget) {}

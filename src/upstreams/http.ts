@@ -12,6 +12,7 @@ import { UpstreamError, type ErrorCode, type UpstreamInfo } from '../errors.js';
 import { type RequestScope, upstreamRequestId } from '../request-scope.js';
 import type { AnswerCache, RawAnswer } from './answer-cache.js';
 import { invalidationTags } from './cache-policy.js';
+import type { RateGate } from './rate-gate.js';
 import { scrubText } from '../scrub.js';
 import { relay, RelayError, RelayPool, type RelayHead, type RelaySink } from './relay.js';
 import {
@@ -47,6 +48,8 @@ export interface HttpClientOptions {
   tracer?: UpstreamTracer | null;
   /** Shares GETs in flight and keeps their answers (answer-cache.ts); writes drop what they change. None: every call goes out. */
   cache?: AnswerCache | null;
+  /** Holds back the calls of a scope GitLab rate-limited until it lets them come again (rate-gate.ts). */
+  gate?: RateGate | null;
 }
 
 /**
@@ -366,6 +369,7 @@ export class HttpClient {
   private readonly tracer: UpstreamTracer | null;
   /** The answer cache and in-flight sharing of GETs, when configured. */
   readonly cache: AnswerCache | null;
+  private readonly gate: RateGate | null;
 
   constructor(options: HttpClientOptions) {
     this.name = options.name;
@@ -395,6 +399,7 @@ export class HttpClient {
     this.routeWords = new Set(options.routeWords ?? []);
     this.tracer = options.tracer ?? null;
     this.cache = options.cache ?? null;
+    this.gate = options.gate ?? null;
   }
 
   /** Sends one call and parses a JSON body; any status >= 300 throws an UpstreamError. */
@@ -511,6 +516,7 @@ export class HttpClient {
       const response = await this.send(request, path, headers, request.signal, info);
       this.judge(response.statusCode);
       const flat = flattenHeaders(response.headers);
+      this.gate?.observe(this.name, request.headers, routeTemplate(request.path, this.routeWords), response.statusCode, flat);
       span?.end({ status: response.statusCode, retries: 0, upstreamRequestId: upstreamRequestId(flat['x-request-id']) });
       return { status: response.statusCode, headers: flat, body: response.body };
     } catch (error) {
@@ -581,6 +587,7 @@ export class HttpClient {
     const headers: Record<string, string> = { accept: request.accept ?? '*/*', ...request.headers };
     if (request.range) headers.range = request.range;
     addRequestHeaders(headers, request.scope, this.tracer !== null);
+    this.enterGate(request, info);
     this.enterBreaker(info);
     const slotDeadline = deadline(this.policy.deadlineMs, request.signal);
     try {
@@ -666,9 +673,12 @@ export class HttpClient {
         let result: ReadResponse<T> | null = null;
         let failure: UpstreamError | null = null;
         try {
+          // Retries wait out a short Retry-After themselves; only the first attempt asks the gate.
+          if (attempt === 0) this.enterGate(request, info);
           this.enterBreaker(info);
           const slot = this.slot(signal, info, request.signal);
           result = await this.attempt(request, path, headers, signal, info, decode, typeof slot === 'function' ? slot : await slot);
+          this.gate?.observe(this.name, request.headers, routeTemplate(request.path, this.routeWords), result.status, result.headers);
         } catch (error) {
           if (!(error instanceof UpstreamError)) throw error;
           failure = error;
@@ -726,6 +736,20 @@ export class HttpClient {
     } finally {
       release();
     }
+  }
+
+  /** Throws a fast UPSTREAM_RATE_LIMITED while GitLab's rate limit for this scope (or route) has not reset. */
+  private enterGate(request: UpstreamRequest, info: UpstreamInfo): void {
+    const left = this.gate?.closedFor(this.name, request.headers, routeTemplate(request.path, this.routeWords)) ?? 0;
+    if (left <= 0) return;
+    const seconds = Math.ceil(left / 1000);
+    const error = new UpstreamError(`${this.label()} is rate limiting these credentials; no call is sent for ${seconds} s.`, 'UPSTREAM_RATE_LIMITED', {
+      ...info,
+      status: null,
+      retryAfterSeconds: seconds,
+    });
+    error.fastFail = true;
+    throw error;
   }
 
   /** Throws a fast UPSTREAM_UNAVAILABLE while the breaker is open. */

@@ -10,10 +10,15 @@ import { TEST_SECRETS } from '../helpers/secrets.js';
 const HUBZILLA_DEMO = `Basic ${Buffer.from('demo:demo-pass').toString('base64')}`;
 
 let t: TestApp;
+/** The gateway's clock: after a 429, it holds that route's calls until Retry-After has passed on it. */
+let clock = Date.now();
 
 beforeAll(async () => {
   // Breaker off and short back-off: every fault here is persistent, so retries run out and each case stands alone.
-  t = await createTestApp({ env: { UPSTREAM_TIMEOUT_MS: '400', BREAKER_THRESHOLD: '0', UPSTREAM_RETRY_BASE_MS: '5', UPSTREAM_MAX_RESPONSE_BYTES: '65536' } });
+  t = await createTestApp({
+    env: { UPSTREAM_TIMEOUT_MS: '400', BREAKER_THRESHOLD: '0', UPSTREAM_RETRY_BASE_MS: '5', UPSTREAM_MAX_RESPONSE_BYTES: '65536' },
+    app: { now: () => clock },
+  });
 });
 
 afterAll(async () => {
@@ -89,8 +94,9 @@ describe('a GitLab fault reaches the caller as a coded error on the failing fiel
     if (message) expect(res.errors?.[0]?.message).toMatch(message);
     if (code === 'UPSTREAM_RATE_LIMITED') expect(res.errors?.[0]?.extensions?.upstream).toMatchObject({ retryAfterSeconds: 30 });
     expectNoSecret(res);
-    // The process is up and the upstream healthy again once the fault is gone.
+    // The process is up and the upstream healthy again once the fault is gone (and a 429's Retry-After has passed).
     t.sandbox.clearFaults();
+    if (code === 'UPSTREAM_RATE_LIMITED') clock += 31_000;
     expect((await t.gql(`{ projects(first: 1) { totalCount } }`)).errors).toBeUndefined();
   });
 });
@@ -110,6 +116,7 @@ describe('a Hubzilla fault reaches the caller as a coded error on the failing fi
     });
     expectNoSecret(res);
     t.hubzilla.clearFaults();
+    if (code === 'UPSTREAM_RATE_LIMITED') clock += 31_000;
     const again = await t.gql(`{ channel { name } }`, {}, { headers: { 'x-hubzilla-authorization': HUBZILLA_DEMO } });
     expect(again.errors).toBeUndefined();
   });

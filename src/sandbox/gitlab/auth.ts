@@ -23,6 +23,13 @@ function tokenOf(headers: Record<string, string>, query: Record<string, string[]
   return last(query.access_token);
 }
 
+/** Whom GitLab's rate limits count a request against: the token's user (`user:<id>`), or null for a request without a known token (counted by IP). */
+export function throttleIdentity(store: GitlabStore, headers: Record<string, string>, query: Record<string, string[]>): string | null {
+  const token = tokenOf(headers, query);
+  const record = token === undefined ? undefined : store.tokens.get(token);
+  return record ? `user:${record.userId}` : null;
+}
+
 /**
  * Resolves the caller: null for anonymous; 401 for a token that matches no
  * user, on any request; then Sudo: 401 anonymous, 403 not admin, 403

@@ -31,7 +31,8 @@ import {
   type ParsedBody,
 } from '../http-util.js';
 import type { SandboxRuntime } from './api-request.js';
-import { authenticate } from './auth.js';
+import { authenticate, throttleIdentity } from './auth.js';
+import { SandboxThrottle } from './throttle.js';
 import { CiRunner } from './ci-runner.js';
 import { addDemoPipeline } from './ci-seed.js';
 import { SandboxClock } from './clock.js';
@@ -63,6 +64,10 @@ export interface GitlabSandboxOptions {
   bulkJobs?: BulkJobsOptions;
   /** Further tokens `user-1-token` … `user-N-token` (seed.ts); default 0. */
   extraTokens?: number;
+  /** API requests a user (or, without a token, an IP) may make per minute, as GitLab's Rack::Attack throttles count them (throttle.ts); 0 (default) never throttles. */
+  rateLimitPerMinute?: number;
+  /** Send the RateLimit-* headers on every API answer, as an instance may be set to; default only on a 429. */
+  rateLimitHeaders?: boolean;
   /**
    * 'real' (default): pipelines and forks advance in real time, one step
    * every STEP_MS (3 s). 'manual': nothing moves until `advance(ms)`;
@@ -106,6 +111,8 @@ export interface GitlabSandbox {
   /** Revokes a personal access token, as a user or an admin does in GitLab: every later call with it answers 401. */
   revokeToken(token: string): void;
   setLatency(ms: number): void;
+  /** Throttles API requests per user (or IP) per minute from now on, 0 turning it off; `headers` sends RateLimit-* on every answer. */
+  setRateLimit(perMinute: number, headers?: boolean): void;
   /** Turns Range support of the job log endpoint on or off, as a proxy in front of GitLab might start or stop honouring it. */
   setTraceRanges(on: boolean): void;
   /**
@@ -172,6 +179,7 @@ export async function startGitlabSandbox(options: GitlabSandboxOptions = {}): Pr
     traceRanges: options.traceRanges ?? false,
   };
   const maxBodyBytes = options.maxBodyBytes ?? 20 * 1_048_576;
+  const throttle = new SandboxThrottle(options.rateLimitPerMinute ?? 0, () => clock.now(), options.rateLimitHeaders ?? false);
   const requests: RecordedRequest[] = [];
   let faults: { rule: FaultRule; remaining: number }[] = [];
   let latencyMs = options.latencyMs ?? 0;
@@ -254,6 +262,18 @@ export async function startGitlabSandbox(options: GitlabSandboxOptions = {}): Pr
     // caller's id by default). Faults stand for what is in front of GitLab, and send exactly what they say.
     recorded.responseRequestId = newCorrelationId();
     res.setHeader('X-Request-Id', recorded.responseRequestId);
+    if (path.startsWith(API_PREFIX)) {
+      const identity = throttleIdentity(store, headers, query);
+      const verdict = throttle.check(identity ?? req.socket.remoteAddress ?? 'unknown', identity !== null);
+      if (verdict.refused) {
+        await delay(latencyMs);
+        if (res.destroyed) return;
+        res.writeHead(429, { ...verdict.refused.headers, 'Content-Length': String(Buffer.byteLength(verdict.refused.body)) });
+        res.end(verdict.refused.body);
+        return;
+      }
+      for (const [name, value] of Object.entries(verdict.headers)) res.setHeader(name, value);
+    }
     let response: HandlerResponse;
     if (tooLarge) {
       response = { status: 413, body: { message: '413 Request Entity Too Large' } };
@@ -314,6 +334,10 @@ export async function startGitlabSandbox(options: GitlabSandboxOptions = {}): Pr
     },
     setLatency(ms) {
       latencyMs = ms;
+    },
+    setRateLimit(perMinute, headers = false) {
+      throttle.perMinute = perMinute;
+      throttle.headersOnEveryAnswer = headers;
     },
     setTraceRanges(on) {
       runtime.traceRanges = on;

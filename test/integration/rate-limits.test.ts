@@ -1,0 +1,98 @@
+/**
+ * GitLab's rate limits, as the sandbox plays them (Rack::Attack's
+ * throttles, lib/gitlab/rack_attack.rb) and as the gateway lives with them:
+ * after a 429, no call of that scope goes out until GitLab's Retry-After has
+ * passed. Both clocks are the test's: the sandbox's manual one (its
+ * throttle's windows) and the gateway's (how long a scope stays closed).
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { MANUAL_CLOCK_START } from '../../src/sandbox/gitlab/server.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+
+const CORE = '{ project(fullPath: "platform/core") { name } }';
+const CORE_PATH = '/api/v4/projects/platform%2Fcore';
+
+let t: TestApp;
+let clock = MANUAL_CLOCK_START;
+
+beforeAll(async () => {
+  t = await createTestApp({ sandbox: { clock: 'manual' }, app: { now: () => clock } });
+});
+afterAll(async () => {
+  await t?.close();
+});
+beforeEach(() => {
+  // A fresh window on both clocks: the sandbox's throttle and the gateway's closures.
+  t.sandbox.advance(60_000);
+  clock += 3_600_000;
+  t.sandbox.setRateLimit(0);
+  t.sandbox.clearFaults();
+  t.resetCalls();
+});
+
+describe("GitLab's rate limits", () => {
+  it('are played by the sandbox as Rack::Attack answers them: 429, Retry-After to the window’s end, RateLimit-* headers', async () => {
+    t.sandbox.setRateLimit(2, true);
+    const get = () => fetch(`${t.sandbox.url}${CORE_PATH}`, { headers: { 'private-token': 'demo-token' } });
+    const first = await get();
+    expect(first.status).toBe(200);
+    expect(first.headers.get('ratelimit-name')).toBe('throttle_authenticated_api');
+    expect(first.headers.get('ratelimit-remaining')).toBe('1');
+    expect((await get()).status).toBe(200);
+    const refused = await get();
+    expect(refused.status).toBe(429);
+    expect(await refused.text()).toBe('Retry later\n');
+    const reset = Number(refused.headers.get('ratelimit-reset'));
+    const now = Math.floor(t.sandbox.now() / 1000);
+    expect(Number(refused.headers.get('retry-after'))).toBe(reset - now);
+    expect(reset % 60).toBe(0);
+    expect(refused.headers.get('ratelimit-observed')).toBe('3');
+    expect(refused.headers.get('ratelimit-remaining')).toBe('0');
+    expect(refused.headers.get('content-type')).toBe('text/plain');
+    // Another user, and anonymous callers (by IP), have counts of their own.
+    expect((await fetch(`${t.sandbox.url}${CORE_PATH}`, { headers: { 'private-token': 'alice-token' } })).status).toBe(200);
+    expect((await fetch(`${t.sandbox.url}/api/v4/projects/demo%2Fplayground`)).headers.get('ratelimit-name')).toBe('throttle_unauthenticated_api');
+  });
+
+  it('after a 429, sends no call of that scope until Retry-After has passed, and fails each field at once with it; others go on', async () => {
+    t.sandbox.setRateLimit(1);
+    expect((await t.gql(CORE)).data).toEqual({ project: { name: 'Core' } });
+    const limited = await t.gql(CORE);
+    expect(limited.errors?.[0]?.extensions).toMatchObject({ code: 'UPSTREAM_RATE_LIMITED', upstream: { retryAfterSeconds: 60 } });
+    expect(t.calls({ path: CORE_PATH })).toHaveLength(2);
+    clock += 20_000;
+    for (let i = 0; i < 3; i++) {
+      const again = await t.gql(CORE);
+      expect(again.data).toEqual({ project: null });
+      expect(again.errors?.[0]?.extensions).toMatchObject({ code: 'UPSTREAM_RATE_LIMITED', upstream: { retryAfterSeconds: 40 } });
+      expect(again.errors?.[0]?.message).toMatch(/rate limiting these credentials; no call is sent for 40 s/);
+    }
+    expect(t.calls({ path: CORE_PATH })).toHaveLength(2);
+    // alice's count is her own, at GitLab and here.
+    expect((await t.gql(CORE, {}, { token: 'alice-token' })).data).toEqual({ project: { name: 'Core' } });
+    // Once GitLab's window has turned, demo's calls go out again.
+    clock += 40_001;
+    t.sandbox.advance(60_000);
+    expect((await t.gql(CORE)).data).toEqual({ project: { name: 'Core' } });
+    expect(t.calls({ path: CORE_PATH })).toHaveLength(4);
+  });
+
+  it("closes only the route of an endpoint's own limit (no RateLimit-Name): the rest of the user's calls go on", async () => {
+    t.sandbox.addFault({
+      method: 'GET',
+      path: /^\/api\/v4\/projects\/7\/jobs$/,
+      status: 429,
+      headers: { 'Retry-After': '30' },
+      body: '{"message":"This endpoint has been requested too many times. Try again later."}',
+      times: 1,
+    });
+    const jobs = '{ project(id: "7") { name jobs(first: 2) { nodes { restId } } } }';
+    const first = await t.gql(jobs);
+    expect(first.errors?.[0]?.extensions).toMatchObject({ code: 'UPSTREAM_RATE_LIMITED', upstream: { retryAfterSeconds: 30 } });
+    const second = await t.gql<{ project: { name: string; jobs: null } }>(jobs);
+    expect(second.data?.project.name).toBe('Playground');
+    expect(second.errors?.[0]?.extensions).toMatchObject({ code: 'UPSTREAM_RATE_LIMITED', upstream: { retryAfterSeconds: 30 } });
+    expect(t.calls({ path: '/api/v4/projects/7/jobs' })).toHaveLength(1);
+    expect(t.calls({ path: '/api/v4/projects/7' })).toHaveLength(2);
+  });
+});
