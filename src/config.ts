@@ -84,6 +84,12 @@ export interface Config {
   readonly cacheMaxBytes: number;
   /** Where cached answers live (CACHE_STORE): `memory`, or `redis` (REDIS_URL's, shared by the fleet). Default: redis with REDIS_URL, else memory. */
   readonly cacheStore: 'memory' | 'redis';
+  /** GitLab calls a credential scope may make per minute (GITLAB_RATE_LIMIT_PER_MINUTE); null: only the limit GitLab's RateLimit-Limit headers announce. */
+  readonly gitlabRateLimitPerMinute: number | null;
+  /** Share of each minute's budget that background work (pollers, log watches) leaves to callers (RATE_LIMIT_RESERVE), 0 to 0.9. Default 0.2. */
+  readonly rateLimitReserve: number;
+  /** API requests per minute the sandbox GitLab allows each user (SANDBOX_RATE_LIMIT_PER_MINUTE), as GitLab's throttles; 0 never throttles. Default 0. */
+  readonly sandboxRateLimitPerMinute: number;
   /** Keys the digest of cache keys (CACHE_KEY_SECRET): the same on every instance sharing a Redis cache. null: derived from GITLAB_WEBHOOK_SECRET, else random per process. */
   readonly cacheKeySecret: string | null;
   /** Public base URL of the gateway, used when registering its webhook on a project (PUBLIC_URL); null: the listening address. */
@@ -506,6 +512,32 @@ const OPTIONS = [
     },
   },
   {
+    key: 'gitlabRateLimitPerMinute',
+    env: 'GITLAB_RATE_LIMIT_PER_MINUTE',
+    flag: '--gitlab-rate-limit-per-minute',
+    help: "GitLab calls per minute per credential scope, as GitLab's limit (default: learned from RateLimit-Limit)",
+    parse: optionalInteger(1, 10_000_000),
+  },
+  {
+    key: 'rateLimitReserve',
+    env: 'RATE_LIMIT_RESERVE',
+    flag: '--rate-limit-reserve',
+    help: "share of a minute's budget background work leaves to callers, 0 to 0.9 (default 0.2)",
+    parse: (raw: string, name: string): number => {
+      const value = Number(raw.trim());
+      if (raw.trim() === '' || !Number.isFinite(value) || value < 0 || value > 0.9)
+        throw new ConfigError(`${name} must be a number from 0 to 0.9, got "${raw}"`);
+      return value;
+    },
+  },
+  {
+    key: 'sandboxRateLimitPerMinute',
+    env: 'SANDBOX_RATE_LIMIT_PER_MINUTE',
+    flag: '--sandbox-rate-limit-per-minute',
+    help: 'API requests per minute the sandbox GitLab allows each user, 0 = never throttled (default 0)',
+    parse: integer(0, 10_000_000),
+  },
+  {
     key: 'cacheKeySecret',
     env: 'CACHE_KEY_SECRET',
     flag: '--cache-key-secret',
@@ -578,6 +610,9 @@ const DEFAULTS: Config = {
   cacheMaxBytes: 64 * 1024 * 1024,
   cacheStore: 'memory',
   cacheKeySecret: null,
+  gitlabRateLimitPerMinute: null,
+  rateLimitReserve: 0.2,
+  sandboxRateLimitPerMinute: 0,
   publicUrl: null,
   logLevel: 'info',
   logFile: null,

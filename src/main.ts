@@ -52,7 +52,12 @@ async function startHubzilla(config: Config): Promise<HubzillaSandbox> {
 async function startSandbox(config: Config): Promise<GitlabSandbox> {
   const { startGitlabSandbox } = await import('./sandbox/gitlab/server.js');
   // The demo pipeline runs again every minute, so a newcomer's subscription always sees changes.
-  return startGitlabSandbox({ port: config.sandboxGitlabPort, latencyMs: config.sandboxLatencyMs, demoPipelineEveryMs: 60_000 });
+  return startGitlabSandbox({
+    port: config.sandboxGitlabPort,
+    latencyMs: config.sandboxLatencyMs,
+    demoPipelineEveryMs: 60_000,
+    rateLimitPerMinute: config.sandboxRateLimitPerMinute,
+  });
 }
 
 /**

@@ -20,7 +20,8 @@ import { GITLAB_ROUTE_WORDS } from '../upstreams/gitlab/route-words.js';
 import { HUBZILLA_ROUTE_WORDS } from '../upstreams/hubzilla/route-words.js';
 import { HttpClient, type UpstreamCall } from '../upstreams/http.js';
 import { AnswerCache } from '../upstreams/answer-cache.js';
-import { type CacheStore, MemoryStore, RedisStore } from '../upstreams/cache-store.js';
+import { type CacheStore, MemoryStore, RedisStore, storeClient } from '../upstreams/cache-store.js';
+import { RateBudget } from '../upstreams/rate-budget.js';
 import { RateGate } from '../upstreams/rate-gate.js';
 import { ConcurrencyLimiter, type ResiliencePolicy } from '../upstreams/resilience.js';
 import { createMemoryEventBus, createRedisEventBus, type EventBus } from '../subscriptions/event-bus.js';
@@ -153,6 +154,9 @@ export function buildApp(options: AppOptions): App {
     : (options.worker?.bus ?? createMemoryEventBus());
   const cache = answerCache(config, metrics, log, options.now);
   const gate = new RateGate(options.now);
+  metrics.rateClosures(() => gate.closures);
+  const budgetRedis = config.redisUrl ? storeClient(config.redisUrl, 'duograph-budget', log) : null;
+  const callBudget = new RateBudget({ perMinute: config.gitlabRateLimitPerMinute, reserve: config.rateLimitReserve, redis: budgetRedis, now: options.now });
   const gitlab = new HttpClient({
     name: 'gitlab',
     baseUrl: new URL('api/v4', options.gitlabUrl.href.endsWith('/') ? options.gitlabUrl : `${options.gitlabUrl.href}/`),
@@ -165,6 +169,7 @@ export function buildApp(options: AppOptions): App {
     tracer: tracing?.upstream,
     cache,
     gate,
+    budget: callBudget,
   });
   const hubzilla = options.hubzillaUrl
     ? new HttpClient({
@@ -363,6 +368,7 @@ export function buildApp(options: AppOptions): App {
     server.closeAllConnections();
     await closed;
     gate.stop();
+    budgetRedis?.disconnect();
     await cache.close();
     await bus.close();
     await gitlab.close();

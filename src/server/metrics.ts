@@ -184,6 +184,18 @@ export class Metrics {
     this.cacheEvictions.inc();
   }
 
+  /** Credential scopes (or routes) the gateway holds back after a 429, read at scrape time. */
+  rateClosures(read: () => number): void {
+    new Gauge({
+      name: 'duograph_upstream_rate_limited_scopes',
+      help: 'Credential scopes (or, for an endpoint limit, routes of one) whose calls are held back after a 429 until its Retry-After, here or heard from another instance.',
+      registers: [this.registry],
+      collect() {
+        this.set(read());
+      },
+    });
+  }
+
   /** Bytes the answer cache holds, read at scrape time. */
   cacheBytes(read: () => number): void {
     new Gauge({

@@ -270,8 +270,13 @@ export class SubscriptionHub {
     this.pollers.stopAll();
   }
 
-  /** A client for background reads of one scope: no request signal, since no single subscriber owns it. */
+  /** A client for background reads of one scope (polls, webhook re-reads): no request signal, since no single subscriber owns it. */
   scopeClient(credentials: Credentials): GitlabClient {
+    return new GitlabClient(this.options.http, credentials, undefined, undefined, true);
+  }
+
+  /** A client for the read a joining subscriber waits on (its initial state): not background work, though shared. */
+  joinClient(credentials: Credentials): GitlabClient {
     return new GitlabClient(this.options.http, credentials);
   }
 
@@ -393,7 +398,7 @@ class JobTopic extends ListTopic<JobRecord, { rank: number; signature: string; r
   }
 
   protected read(): Promise<JobRecord[]> {
-    return this.hub.readJobs(this.hub.scopeClient(this.credentials), this.watch);
+    return this.hub.readJobs(this.hub.joinClient(this.credentials), this.watch);
   }
 
   protected matches(job: JobRecord): boolean {
@@ -436,7 +441,7 @@ class ImportTopic extends Topic<ProjectRecord> {
   }
 
   protected async read(): Promise<ProjectRecord[]> {
-    const project = await this.hub.scopeClient(this.credentials).getProject(this.projectId);
+    const project = await this.hub.joinClient(this.credentials).getProject(this.projectId);
     if (!project) throw notVisible(`Project ${this.projectId}`, `/api/v4/projects/${this.projectId}`);
     return [project];
   }

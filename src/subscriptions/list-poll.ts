@@ -93,6 +93,8 @@ export class ListPollTask<T extends { id: number }> implements PollTask {
 export interface ListTopicHub extends ListPollHub {
   readonly pollers: PollerRegistry;
   forget(topic: Topic<unknown>): void;
+  /** A client for a joining subscriber's initial read: not background work. */
+  joinClient(credentials: Credentials): GitlabClient;
 }
 
 /**

@@ -105,7 +105,7 @@ export class PipelineTopic extends ListTopic<PipelineRecord, { signature: string
 
   protected async read(): Promise<PipelineRecord[]> {
     const { projectId, pipelineId, ref } = this.watch;
-    const client = this.hub.scopeClient(this.credentials);
+    const client = this.hub.joinClient(this.credentials);
     if (pipelineId != null) {
       const pipeline = await client.getPipeline(projectId, pipelineId);
       if (!pipeline) throw notVisible(`Pipeline ${pipelineId} of project ${projectId}`, `/api/v4/projects/${projectId}/pipelines/${pipelineId}`);

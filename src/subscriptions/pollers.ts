@@ -7,7 +7,9 @@
  * `intervalMs` on a change or when a new subscriber joins. The last release
  * clears the timer and forgets the poller, so nothing outlives its
  * subscribers; `activePollers` and `activeTimers` let tests assert it.
+ * A poll refused by a rate limit waits for the limit's reset before the next.
  */
+import { UpstreamError } from '../errors.js';
 
 /** What one poll found. 'skipped' (nothing asked upstream) backs off like 'unchanged'. */
 export type PollOutcome = 'changed' | 'unchanged' | 'skipped';
@@ -51,6 +53,8 @@ class Poller {
   private interval: number;
   private timer: NodeJS.Timeout | null = null;
   private dueAt = 0;
+  /** Until when a rate limit holds the next poll back: a nudge does not bring it forward. */
+  private heldUntil = 0;
   private polling = false;
   private stopped = false;
   /** While this process holds the lease: the timer that renews it between polls. */
@@ -94,7 +98,7 @@ class Poller {
   /** A new subscriber: poll at the base pace again (not at once: its own first read is fresh). */
   nudge(): void {
     this.interval = this.options.intervalMs;
-    if (this.timer && this.dueAt - Date.now() > this.interval) this.schedule(this.interval);
+    if (this.timer && this.dueAt - Date.now() > this.interval && Date.now() >= this.heldUntil) this.schedule(this.interval);
   }
 
   stop(): void {
@@ -136,18 +140,27 @@ class Poller {
       return;
     }
     let factor = IDLE_FACTOR;
+    let waitMs = 0;
     try {
       const outcome = await this.task.poll();
       if (outcome === 'changed') factor = 0;
     } catch (error) {
       factor = FAILURE_FACTOR;
+      // The budget's reserve, or GitLab's limit: yield until the minute turns, whatever the back-off says.
+      if (error instanceof UpstreamError && error.code === 'UPSTREAM_RATE_LIMITED') waitMs = (error.upstream.retryAfterSeconds ?? 0) * 1000;
       if (!this.stopped) this.options.onError?.(this.key, error);
     } finally {
       this.polling = false;
     }
     if (this.stopped) return;
     this.interval = factor === 0 ? this.options.intervalMs : Math.min(this.options.maxIntervalMs, Math.round(this.interval * factor));
-    this.schedule(this.interval);
+    this.heldUntil = Date.now() + waitMs;
+    this.schedule(Math.max(this.interval, waitMs));
+  }
+
+  /** Milliseconds until the next poll, for tests of yielding to a rate limit. */
+  get dueInMs(): number {
+    return this.dueAt - Date.now();
   }
 
   /** The interval the next poll waits, for tests of the back-off. */
@@ -207,6 +220,11 @@ export class PollerRegistry {
   /** Subscribers sharing the poller of `key` (0 when there is none). */
   subscribersOf(key: string): number {
     return this.pollers.get(key)?.refs ?? 0;
+  }
+
+  /** Milliseconds until the next poll of `key`; undefined when there is none. */
+  dueIn(key: string): number | undefined {
+    return this.pollers.get(key)?.dueInMs;
   }
 
   /** Current interval of the poller of `key`, in ms; undefined when there is none. */

@@ -129,38 +129,42 @@ export class MemoryStore implements CacheStore {
   }
 }
 
+/**
+ * A Redis client for what must never hold a request up: commands fail at
+ * once while Redis is away (no offline queue) and after 250 ms at most, and
+ * each distinct failure is reported once, never with the URL (it may hold a
+ * password). Before Redis was ever reached, the event bus's start-up error
+ * says it all.
+ */
+export function storeClient(url: string, name: string, onError: (message: string) => void): Redis {
+  const client = new Redis(url, { connectionName: name, enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: REDIS_COMMAND_TIMEOUT_MS });
+  let reached = false;
+  let lastError = '';
+  client.on('error', (error: Error) => {
+    if (!reached || error.message === lastError) return;
+    lastError = error.message;
+    onError(`${name}: ${error.message}`);
+  });
+  client.on('ready', () => {
+    reached = true;
+    lastError = '';
+  });
+  return client;
+}
+
 /** How long one Redis command may take before the read counts as a miss. */
 const REDIS_COMMAND_TIMEOUT_MS = 250;
 
 /**
- * Entries in Redis under `duograph:cache:<digest>`, as JSON, with PX expiry.
- * Commands fail at once while Redis is away (no offline queue) and after
- * 250 ms at most: a cache that is down costs a request nothing but the miss.
+ * Entries in Redis under `duograph:cache:<digest>`, as JSON, with PX expiry,
+ * on a `storeClient`: a cache that is down costs a request nothing but the miss.
  */
 export class RedisStore implements CacheStore {
   readonly kind = 'redis';
   private readonly client: Redis;
-  private lastError = '';
 
   constructor(url: string, onError: (message: string) => void = () => {}) {
-    this.client = new Redis(url, {
-      connectionName: 'duograph-cache',
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
-    });
-    // Each distinct failure once, never the URL (it may hold a password); before Redis was ever reached, the
-    // event bus's start-up error says it all.
-    let reached = false;
-    this.client.on('error', (error: Error) => {
-      if (!reached || error.message === this.lastError) return;
-      this.lastError = error.message;
-      onError(`redis cache: ${error.message}`);
-    });
-    this.client.on('ready', () => {
-      reached = true;
-      this.lastError = '';
-    });
+    this.client = storeClient(url, 'duograph-cache', onError);
   }
 
   async get(key: string): Promise<CacheEntry | null> {

@@ -12,6 +12,7 @@ import { UpstreamError, type ErrorCode, type UpstreamInfo } from '../errors.js';
 import { type RequestScope, upstreamRequestId } from '../request-scope.js';
 import type { AnswerCache, RawAnswer } from './answer-cache.js';
 import { invalidationTags } from './cache-policy.js';
+import type { RateBudget } from './rate-budget.js';
 import type { RateGate } from './rate-gate.js';
 import { scrubText } from '../scrub.js';
 import { relay, RelayError, RelayPool, type RelayHead, type RelaySink } from './relay.js';
@@ -50,6 +51,8 @@ export interface HttpClientOptions {
   cache?: AnswerCache | null;
   /** Holds back the calls of a scope GitLab rate-limited until it lets them come again (rate-gate.ts). */
   gate?: RateGate | null;
+  /** Counts the calls of each scope against GitLab's limit, background work yielding first (rate-budget.ts). */
+  budget?: RateBudget | null;
 }
 
 /**
@@ -145,6 +148,8 @@ export interface UpstreamRequest {
   signal?: AbortSignal;
   /** The request this call serves: its id goes upstream as X-Request-Id, its trace context as traceparent. */
   scope?: RequestScope;
+  /** Work for no caller waiting on it (a poll, a log watch, a webhook's re-read): it yields to callers when the call budget runs low. */
+  background?: boolean;
   /**
    * Keeps of a JSON body only what the caller reads, where the body is
    * parsed. A page handed up through a call's promises stays reachable from
@@ -370,6 +375,7 @@ export class HttpClient {
   /** The answer cache and in-flight sharing of GETs, when configured. */
   readonly cache: AnswerCache | null;
   private readonly gate: RateGate | null;
+  private readonly budget: RateBudget | null;
 
   constructor(options: HttpClientOptions) {
     this.name = options.name;
@@ -400,6 +406,7 @@ export class HttpClient {
     this.tracer = options.tracer ?? null;
     this.cache = options.cache ?? null;
     this.gate = options.gate ?? null;
+    this.budget = options.budget ?? null;
   }
 
   /** Sends one call and parses a JSON body; any status >= 300 throws an UpstreamError. */
@@ -517,6 +524,7 @@ export class HttpClient {
       this.judge(response.statusCode);
       const flat = flattenHeaders(response.headers);
       this.gate?.observe(this.name, request.headers, routeTemplate(request.path, this.routeWords), response.statusCode, flat);
+      this.budget?.observe(this.name, flat);
       span?.end({ status: response.statusCode, retries: 0, upstreamRequestId: upstreamRequestId(flat['x-request-id']) });
       return { status: response.statusCode, headers: flat, body: response.body };
     } catch (error) {
@@ -588,6 +596,7 @@ export class HttpClient {
     if (request.range) headers.range = request.range;
     addRequestHeaders(headers, request.scope, this.tracer !== null);
     this.enterGate(request, info);
+    await this.spend(request, info);
     this.enterBreaker(info);
     const slotDeadline = deadline(this.policy.deadlineMs, request.signal);
     try {
@@ -675,10 +684,13 @@ export class HttpClient {
         try {
           // Retries wait out a short Retry-After themselves; only the first attempt asks the gate.
           if (attempt === 0) this.enterGate(request, info);
+          // Every attempt is a call GitLab counts.
+          if (this.budget) await this.spend(request, info);
           this.enterBreaker(info);
           const slot = this.slot(signal, info, request.signal);
           result = await this.attempt(request, path, headers, signal, info, decode, typeof slot === 'function' ? slot : await slot);
           this.gate?.observe(this.name, request.headers, routeTemplate(request.path, this.routeWords), result.status, result.headers);
+          this.budget?.observe(this.name, result.headers);
         } catch (error) {
           if (!(error instanceof UpstreamError)) throw error;
           failure = error;
@@ -741,15 +753,24 @@ export class HttpClient {
   /** Throws a fast UPSTREAM_RATE_LIMITED while GitLab's rate limit for this scope (or route) has not reset. */
   private enterGate(request: UpstreamRequest, info: UpstreamInfo): void {
     const left = this.gate?.closedFor(this.name, request.headers, routeTemplate(request.path, this.routeWords)) ?? 0;
-    if (left <= 0) return;
-    const seconds = Math.ceil(left / 1000);
-    const error = new UpstreamError(`${this.label()} is rate limiting these credentials; no call is sent for ${seconds} s.`, 'UPSTREAM_RATE_LIMITED', {
+    if (left > 0) throw this.rateLimited(`${this.label()} is rate limiting these credentials`, left, info);
+  }
+
+  /** Takes the call from its scope's budget, or throws a fast UPSTREAM_RATE_LIMITED: spent, or (for background work) down to the reserve. */
+  private async spend(request: UpstreamRequest, info: UpstreamInfo): Promise<void> {
+    const left = (await this.budget?.take(this.name, request.headers, request.background === true)) ?? 0;
+    if (left > 0) throw this.rateLimited(`The ${this.label()} call budget of these credentials is spent for this minute`, left, info);
+  }
+
+  private rateLimited(what: string, leftMs: number, info: UpstreamInfo): UpstreamError {
+    const seconds = Math.ceil(leftMs / 1000);
+    const error = new UpstreamError(`${what}; no call is sent for ${seconds} s.`, 'UPSTREAM_RATE_LIMITED', {
       ...info,
       status: null,
       retryAfterSeconds: seconds,
     });
     error.fastFail = true;
-    throw error;
+    return error;
   }
 
   /** Throws a fast UPSTREAM_UNAVAILABLE while the breaker is open. */

@@ -107,6 +107,14 @@ export class RateGate {
     this.channel?.publish(RATE_TOPIC, closure);
   }
 
+  /** Scopes (or routes) held back now, for the metrics. */
+  get closures(): number {
+    const now = this.now();
+    let open = 0;
+    for (const until of this.closed.values()) if (until > now) open++;
+    return open;
+  }
+
   /** Stops taking closures from the other instances. */
   stop(): void {
     this.stopListening();

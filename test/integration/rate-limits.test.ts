@@ -5,9 +5,10 @@
  * passed. Both clocks are the test's: the sandbox's manual one (its
  * throttle's windows) and the gateway's (how long a scope stays closed).
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MANUAL_CLOCK_START } from '../../src/sandbox/gitlab/server.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { wsClient, wsSubscribe } from '../helpers/subscriptions.js';
 
 const CORE = '{ project(fullPath: "platform/core") { name } }';
 const CORE_PATH = '/api/v4/projects/platform%2Fcore';
@@ -54,6 +55,26 @@ describe("GitLab's rate limits", () => {
     expect((await fetch(`${t.sandbox.url}/api/v4/projects/demo%2Fplayground`)).headers.get('ratelimit-name')).toBe('throttle_unauthenticated_api');
   });
 
+  // Before the next test: its 429 teaches the gateway GitLab's limit (RateLimit-Limit: 1), which then holds for every test after it.
+  it("closes only the route of an endpoint's own limit (no RateLimit-Name): the rest of the user's calls go on", async () => {
+    t.sandbox.addFault({
+      method: 'GET',
+      path: /^\/api\/v4\/projects\/7\/jobs$/,
+      status: 429,
+      headers: { 'Retry-After': '30' },
+      body: '{"message":"This endpoint has been requested too many times. Try again later."}',
+      times: 1,
+    });
+    const jobs = '{ project(id: "7") { name jobs(first: 2) { nodes { restId } } } }';
+    const first = await t.gql(jobs);
+    expect(first.errors?.[0]?.extensions).toMatchObject({ code: 'UPSTREAM_RATE_LIMITED', upstream: { retryAfterSeconds: 30 } });
+    const second = await t.gql<{ project: { name: string; jobs: null } }>(jobs);
+    expect(second.data?.project.name).toBe('Playground');
+    expect(second.errors?.[0]?.extensions).toMatchObject({ code: 'UPSTREAM_RATE_LIMITED', upstream: { retryAfterSeconds: 30 } });
+    expect(t.calls({ path: '/api/v4/projects/7/jobs' })).toHaveLength(1);
+    expect(t.calls({ path: '/api/v4/projects/7' })).toHaveLength(2);
+  });
+
   it('after a 429, sends no call of that scope until Retry-After has passed, and fails each field at once with it; others go on', async () => {
     t.sandbox.setRateLimit(1);
     expect((await t.gql(CORE)).data).toEqual({ project: { name: 'Core' } });
@@ -76,23 +97,46 @@ describe("GitLab's rate limits", () => {
     expect((await t.gql(CORE)).data).toEqual({ project: { name: 'Core' } });
     expect(t.calls({ path: CORE_PATH })).toHaveLength(4);
   });
+});
 
-  it("closes only the route of an endpoint's own limit (no RateLimit-Name): the rest of the user's calls go on", async () => {
-    t.sandbox.addFault({
-      method: 'GET',
-      path: /^\/api\/v4\/projects\/7\/jobs$/,
-      status: 429,
-      headers: { 'Retry-After': '30' },
-      body: '{"message":"This endpoint has been requested too many times. Try again later."}',
-      times: 1,
+describe('the call budget (GITLAB_RATE_LIMIT_PER_MINUTE, RATE_LIMIT_RESERVE)', () => {
+  let b: TestApp;
+  let now = MANUAL_CLOCK_START;
+  beforeAll(async () => {
+    // GitLab's limit is 10 calls a minute, and the gateway knows it: background work may spend half of it.
+    b = await createTestApp({
+      sandbox: { clock: 'manual', rateLimitPerMinute: 10 },
+      env: { GITLAB_RATE_LIMIT_PER_MINUTE: '10', RATE_LIMIT_RESERVE: '0.5', POLL_INTERVAL_MS: '20', POLL_MAX_INTERVAL_MS: '40' },
+      app: { now: () => now },
     });
-    const jobs = '{ project(id: "7") { name jobs(first: 2) { nodes { restId } } } }';
-    const first = await t.gql(jobs);
-    expect(first.errors?.[0]?.extensions).toMatchObject({ code: 'UPSTREAM_RATE_LIMITED', upstream: { retryAfterSeconds: 30 } });
-    const second = await t.gql<{ project: { name: string; jobs: null } }>(jobs);
-    expect(second.data?.project.name).toBe('Playground');
-    expect(second.errors?.[0]?.extensions).toMatchObject({ code: 'UPSTREAM_RATE_LIMITED', upstream: { retryAfterSeconds: 30 } });
-    expect(t.calls({ path: '/api/v4/projects/7/jobs' })).toHaveLength(1);
-    expect(t.calls({ path: '/api/v4/projects/7' })).toHaveLength(2);
+  });
+  afterAll(async () => {
+    await b?.close();
+  });
+
+  it('lets pollers yield first, answers callers until the budget is spent, then fails fast; GitLab never has to refuse', async () => {
+    for (let i = 0; i < 5; i++) expect((await b.gql(CORE)).data).toEqual({ project: { name: 'Core' } });
+    // A subscription's first read is a caller's; its poller is background work, and the budget is down to the reserve.
+    const client = wsClient(b);
+    const sub = wsSubscribe(client, 'subscription { jobStatusUpdated(projectId: "7", jobId: "2001") { restId status } }');
+    expect(await sub.next()).toMatchObject({ data: { jobStatusUpdated: { restId: 2001 } } });
+    const key = [...(b.app.hub.pollers as unknown as { pollers: Map<string, unknown> }).pollers.keys()][0] ?? '';
+    // Refused, the poller waits for the minute to turn (60 s), far past its 40 ms back-off, without a call.
+    await vi.waitFor(() => expect(b.app.hub.pollers.dueIn(key)).toBeGreaterThan(30_000));
+    expect(b.calls({ path: '/api/v4/projects/7/jobs/2001' })).toHaveLength(1);
+    expect(b.calls({ path: '/api/v4/projects/7/jobs' })).toHaveLength(0);
+    for (let i = 0; i < 4; i++) expect((await b.gql(CORE)).data).toEqual({ project: { name: 'Core' } });
+    const spent = await b.gql(CORE);
+    expect(spent.errors?.[0]?.extensions).toMatchObject({ code: 'UPSTREAM_RATE_LIMITED', upstream: { retryAfterSeconds: 60 } });
+    expect(spent.errors?.[0]?.message).toMatch(/call budget of these credentials is spent for this minute; no call is sent for 60 s/);
+    // Ten calls went out, none was refused by GitLab, and alice's budget is her own.
+    expect(b.calls({ method: 'GET' }).filter((c) => c.headers['private-token'] === 'demo-token')).toHaveLength(10);
+    expect((await b.gql(CORE, {}, { token: 'alice-token' })).data).toEqual({ project: { name: 'Core' } });
+    await sub.stop();
+    await client.dispose();
+    // A new minute, on both clocks: demo's calls go out again.
+    now += 60_000;
+    b.sandbox.advance(60_000);
+    expect((await b.gql(CORE)).data).toEqual({ project: { name: 'Core' } });
   });
 });

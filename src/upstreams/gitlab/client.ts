@@ -131,6 +131,8 @@ export class GitlabClient {
     private readonly signal?: AbortSignal,
     /** The request the calls serve (its id and trace context go upstream); none for pollers. */
     private readonly scope?: RequestScope,
+    /** Reads for no caller waiting on them (pollers, log watches): they yield first when the call budget runs low. */
+    private readonly background = false,
   ) {}
 
   /** True when the caller sent no credential: GitLab then answers with public data only. */
@@ -465,7 +467,16 @@ export class GitlabClient {
 
   /** GET a binary resource as a stream, whatever the status: for a body read whole (the job log); the download routes use `relay`. */
   async download(path: readonly (string | number)[], query: Record<string, QueryValue>, range?: string): Promise<StreamResponse> {
-    return this.http.stream({ method: 'GET', path, query, headers: this.credentials, signal: this.signal, scope: this.scope, range });
+    return this.http.stream({
+      method: 'GET',
+      path,
+      query,
+      headers: this.credentials,
+      signal: this.signal,
+      scope: this.scope,
+      range,
+      background: this.background,
+    });
   }
 
   /** GET a binary resource into the sink `onHead` returns (HttpClient.relay), whatever the status. */
@@ -483,7 +494,16 @@ export class GitlabClient {
     query?: Record<string, QueryValue>,
     select?: UpstreamRequest['select'],
   ): Promise<UpstreamResponse<T>> {
-    return this.http.json<T>({ method: 'GET', path, query, headers: this.credentials, signal: this.signal, scope: this.scope, select });
+    return this.http.json<T>({
+      method: 'GET',
+      path,
+      query,
+      headers: this.credentials,
+      signal: this.signal,
+      scope: this.scope,
+      select,
+      background: this.background,
+    });
   }
 
   /** A write: a JSON body, or multipart when files (an avatar) go with it. */
