@@ -88,6 +88,8 @@ export interface Config {
   readonly gitlabRateLimitPerMinute: number | null;
   /** Share of each minute's budget that background work (pollers, log watches) leaves to callers (RATE_LIMIT_RESERVE), 0 to 0.9. Default 0.2. */
   readonly rateLimitReserve: number;
+  /** Upstream calls each caller (credential scope) may cause per minute (INBOUND_CALLS_PER_MINUTE); an operation estimated at more than is left is refused with 429. null (default): no allowance. */
+  readonly inboundCallsPerMinute: number | null;
   /** API requests per minute the sandbox GitLab allows each user (SANDBOX_RATE_LIMIT_PER_MINUTE), as GitLab's throttles; 0 never throttles. Default 0. */
   readonly sandboxRateLimitPerMinute: number;
   /** Keys the digest of cache keys (CACHE_KEY_SECRET): the same on every instance sharing a Redis cache. null: derived from GITLAB_WEBHOOK_SECRET, else random per process. */
@@ -531,6 +533,13 @@ const OPTIONS = [
     },
   },
   {
+    key: 'inboundCallsPerMinute',
+    env: 'INBOUND_CALLS_PER_MINUTE',
+    flag: '--inbound-calls-per-minute',
+    help: 'upstream calls each caller may cause per minute; more is refused with 429 (default: no limit)',
+    parse: optionalInteger(1, 10_000_000),
+  },
+  {
     key: 'sandboxRateLimitPerMinute',
     env: 'SANDBOX_RATE_LIMIT_PER_MINUTE',
     flag: '--sandbox-rate-limit-per-minute',
@@ -612,6 +621,7 @@ const DEFAULTS: Config = {
   cacheKeySecret: null,
   gitlabRateLimitPerMinute: null,
   rateLimitReserve: 0.2,
+  inboundCallsPerMinute: null,
   sandboxRateLimitPerMinute: 0,
   publicUrl: null,
   logLevel: 'info',

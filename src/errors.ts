@@ -12,7 +12,9 @@ export type ErrorCode =
   | 'UPSTREAM_ERROR'
   | 'UPSTREAM_TIMEOUT'
   | 'UPSTREAM_UNAVAILABLE'
-  | 'UPSTREAM_RATE_LIMITED';
+  | 'UPSTREAM_RATE_LIMITED'
+  /** The caller's own allowance of upstream calls (INBOUND_CALLS_PER_MINUTE) has less left than the operation would cost: 429, with `retryAfterSeconds`. */
+  | 'RATE_LIMITED';
 
 /** Where a failing upstream call went; never holds a credential or a query string. */
 export interface UpstreamInfo {

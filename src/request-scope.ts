@@ -25,6 +25,8 @@ export interface RequestScope {
   cacheMaxAgeMs?: number;
   /** What the answer cache did for this request: shared by its operations, read for its response headers and `extensions.upstreamCache`. */
   cache?: CacheUsage;
+  /** The caller's key in the inbound allowance (INBOUND_CALLS_PER_MINUTE): a digest of its credentials; every upstream call it causes is charged to it. */
+  inboundKey?: string;
 }
 
 /** Upstream reads of one request by how they were served. */

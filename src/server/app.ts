@@ -21,6 +21,7 @@ import { HUBZILLA_ROUTE_WORDS } from '../upstreams/hubzilla/route-words.js';
 import { HttpClient, type UpstreamCall } from '../upstreams/http.js';
 import { AnswerCache } from '../upstreams/answer-cache.js';
 import { type CacheStore, MemoryStore, RedisStore, storeClient } from '../upstreams/cache-store.js';
+import { MinuteCounter } from '../upstreams/minute-counter.js';
 import { RateBudget } from '../upstreams/rate-budget.js';
 import { RateGate } from '../upstreams/rate-gate.js';
 import { ConcurrencyLimiter, type ResiliencePolicy } from '../upstreams/resilience.js';
@@ -28,6 +29,7 @@ import { createMemoryEventBus, createRedisEventBus, type EventBus } from '../sub
 import { DEFAULT_WEBHOOK_QUIET_MS, SubscriptionHub } from '../subscriptions/hub.js';
 import { gitlabCredentials } from './credentials.js';
 import { extensionMaxAgeMs, useCacheHeaders } from './cache-headers.js';
+import { InboundAllowance, inboundKey } from './inbound-limit.js';
 import { handleDownload } from './downloads.js';
 import { createHubzillaContext } from './hubzilla-context.js';
 import { handleHubzillaDownload } from './hubzilla-downloads.js';
@@ -138,6 +140,7 @@ export function buildApp(options: AppOptions): App {
   // One debug line per upstream call, with the gateway's request id (the logger's mixin) and the upstream's own.
   const onCall = (call: UpstreamCall) => {
     metrics.observeUpstream(call);
+    if (inbound && call.scope?.inboundKey) inbound.charge(call.scope.inboundKey);
     if (!logger.isLevelEnabled('debug')) return;
     const { upstream, method, route, status, upstreamRequestId } = call;
     logger.debug(
@@ -157,6 +160,9 @@ export function buildApp(options: AppOptions): App {
   metrics.rateClosures(() => gate.closures);
   const budgetRedis = config.redisUrl ? storeClient(config.redisUrl, 'duograph-budget', log) : null;
   const callBudget = new RateBudget({ perMinute: config.gitlabRateLimitPerMinute, reserve: config.rateLimitReserve, redis: budgetRedis, now: options.now });
+  const inbound = config.inboundCallsPerMinute
+    ? new InboundAllowance(config.inboundCallsPerMinute, new MinuteCounter({ prefix: 'duograph:inbound', redis: budgetRedis, now: options.now }))
+    : null;
   const gitlab = new HttpClient({
     name: 'gitlab',
     baseUrl: new URL('api/v4', options.gitlabUrl.href.endsWith('/') ? options.gitlabUrl : `${options.gitlabUrl.href}/`),
@@ -235,6 +241,8 @@ export function buildApp(options: AppOptions): App {
       ...(tracing ? [tracing.plugin()] : []),
       // Depth, aliases, tokens, directives, cost in upstream calls, no field suggestions: refused before any resolver runs.
       ...limitPlugins(config, budget),
+      // After the cost limit: it judges an operation by the cost that plugin estimated.
+      ...(inbound ? [inbound.plugin()] : []),
     ],
     context: ({ request, scope: given, params }) => {
       // One scope per operation (a batch has several), from the request's: the operation's span is its own.
@@ -252,6 +260,7 @@ export function buildApp(options: AppOptions): App {
         }
         throw error;
       }
+      if (inbound) scope.inboundKey = inboundKey(credentials, request.headers.get('x-hubzilla-authorization'));
       const client = new GitlabClient(gitlab, credentials, request.signal, scope);
       return {
         scope,

@@ -306,6 +306,7 @@ const TRANSPORT_MESSAGES: Readonly<Record<ErrorCode, string>> = {
   NOT_FOUND: 'has no such resource',
   BAD_USER_INPUT: 'rejected the request',
   UPSTREAM_RATE_LIMITED: 'is rate limiting requests',
+  RATE_LIMITED: 'is not asked: the caller has spent its allowance',
 };
 
 /** A response read whole, before its status is judged. */

@@ -19,7 +19,7 @@
  * Callers without a credential share one budget, as GitLab counts them by IP.
  */
 import type { Redis } from 'ioredis';
-import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
+import { MinuteCounter } from './minute-counter.js';
 import { credentialDigest } from './rate-gate.js';
 
 export interface RateBudgetOptions {
@@ -33,8 +33,6 @@ export interface RateBudgetOptions {
   now?: () => number;
 }
 
-const WINDOW_S = 60;
-
 /** GitLab limits callers with a token per user and the rest per IP, each with a limit of its own. */
 type Caller = 'authenticated' | 'unauthenticated';
 
@@ -44,14 +42,10 @@ function callerOf(credentials: Readonly<Record<string, string>> | undefined): Ca
 
 export class RateBudget {
   private readonly learned = new Map<Caller, number>();
-  /** Counts calls per scope and window, whatever the limit: the limit in force is applied to what it counts, so it may change. */
-  private readonly counter: RateLimiterAbstract;
+  private readonly counter: MinuteCounter;
 
   constructor(private readonly options: RateBudgetOptions) {
-    // Keys carry their window, so each lives one window and a little more.
-    const common = { points: Number.MAX_SAFE_INTEGER, duration: WINDOW_S * 2, keyPrefix: 'duograph:budget' };
-    const local = new RateLimiterMemory(common);
-    this.counter = options.redis ? new RateLimiterRedis({ ...common, storeClient: options.redis, insuranceLimiter: local }) : local;
+    this.counter = new MinuteCounter({ prefix: 'duograph:budget', redis: options.redis, now: options.now });
   }
 
   /** The calls per minute in force for such callers: the lower of the configured and the learned limit; null while neither is known. */
@@ -64,31 +58,23 @@ export class RateBudget {
 
   /**
    * Takes one call of `upstream` from the scope's budget. Resolves 0 when it
-   * may go out, else the milliseconds until the window's end. `background`
+   * may go out, else the milliseconds until the minute's end. `background`
    * work stops at the reserve.
    */
   async take(upstream: string, credentials: Readonly<Record<string, string>> | undefined, background: boolean): Promise<number> {
     if (upstream !== 'gitlab') return 0;
     const points = this.limit(callerOf(credentials));
     if (points === null) return 0;
-    const now = this.now();
-    const window = Math.floor(now / 1000 / WINDOW_S);
-    const key = `${credentialDigest(upstream, credentials)}:${window}`;
-    const left = (window + 1) * WINDOW_S * 1000 - now;
-    try {
-      if (background) {
-        const used = (await this.counter.get(key))?.consumedPoints ?? 0;
-        if (used >= Math.floor(points * (1 - this.options.reserve))) return left;
-      }
-      const counted = await this.counter.consume(key, 1);
-      if (counted.consumedPoints <= points) return 0;
-      // Not sent, so not counted: the call is given back.
-      await this.counter.reward(key, 1);
-      return left;
-    } catch {
-      // The store failing (Redis away past its insurance) must not fail the call.
-      return 0;
+    const key = credentialDigest(upstream, credentials);
+    if (background) {
+      const { used, leftMs } = await this.counter.get(key);
+      if (used >= Math.floor(points * (1 - this.options.reserve))) return leftMs;
     }
+    const { used, leftMs } = await this.counter.add(key);
+    if (used <= points) return 0;
+    // Not sent, so not counted.
+    await this.counter.giveBack(key);
+    return leftMs;
   }
 
   /** Learns GitLab's limit from an answer's `RateLimit-Limit` (sent with a 429, or on every answer where the instance is set to). */
@@ -98,9 +84,5 @@ export class RateBudget {
     const name = headers['ratelimit-name'] ?? '';
     if (!Number.isSafeInteger(limit) || limit <= 0 || !name.startsWith('throttle_')) return;
     this.learned.set(name.startsWith('throttle_unauthenticated') ? 'unauthenticated' : 'authenticated', limit);
-  }
-
-  private now(): number {
-    return this.options.now ? this.options.now() : Date.now();
   }
 }

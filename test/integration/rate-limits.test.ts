@@ -140,3 +140,40 @@ describe('the call budget (GITLAB_RATE_LIMIT_PER_MINUTE, RATE_LIMIT_RESERVE)', (
     expect((await b.gql(CORE)).data).toEqual({ project: { name: 'Core' } });
   });
 });
+
+describe('the inbound allowance (INBOUND_CALLS_PER_MINUTE)', () => {
+  let c: TestApp;
+  let now = MANUAL_CLOCK_START;
+  beforeAll(async () => {
+    c = await createTestApp({ env: { INBOUND_CALLS_PER_MINUTE: '4', CACHE_MAX_AGE_MS: '600000' }, app: { now: () => now } });
+  });
+  afterAll(async () => {
+    await c?.close();
+  });
+
+  it('charges the calls sent, not cached answers, and refuses an operation that would cost more than is left: 429 over HTTP, RATE_LIMITED over graphql-ws', async () => {
+    expect((await c.gql(CORE)).data).toEqual({ project: { name: 'Core' } });
+    // Answers from the cache are free.
+    for (let i = 0; i < 5; i++) expect((await c.gql(CORE)).data).toEqual({ project: { name: 'Core' } });
+    // Three more calls: the allowance of four is spent.
+    for (const id of [2, 6, 7]) expect((await c.gql(`{ project(id: "${id}") { name } }`)).errors).toBeUndefined();
+    c.resetCalls();
+    const refused = await c.gql('{ project(id: "8") { name } }');
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('60');
+    expect(refused.data ?? null).toBeNull();
+    expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'RATE_LIMITED', retryAfterSeconds: 60 });
+    expect(refused.errors?.[0]?.message).toMatch(/may cause 4 upstream calls a minute and has 0 left; the operation is estimated at 1/);
+    expect(c.calls()).toHaveLength(0);
+    const client = wsClient(c);
+    const overWs = await new Promise<{ errors?: readonly { extensions?: Record<string, unknown> }[] }>((resolve, reject) => {
+      client.subscribe({ query: '{ project(id: "8") { name } }' }, { next: resolve, error: reject, complete: () => {} });
+    });
+    expect(overWs.errors?.[0]?.extensions).toMatchObject({ code: 'RATE_LIMITED', retryAfterSeconds: 60 });
+    await client.dispose();
+    // Another caller has an allowance of its own; a new minute, a new allowance.
+    expect((await c.gql('{ project(id: "8") { name } }', {}, { token: 'alice-token' })).errors).toBeUndefined();
+    now += 60_000;
+    expect((await c.gql('{ project(id: "8") { name } }')).errors).toBeUndefined();
+  });
+});
