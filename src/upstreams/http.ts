@@ -597,7 +597,7 @@ export class HttpClient {
     if (request.range) headers.range = request.range;
     addRequestHeaders(headers, request.scope, this.tracer !== null);
     this.enterGate(request, info);
-    await this.spend(request, info);
+    if (this.budget?.active) await this.spend(request, info);
     this.enterBreaker(info);
     const slotDeadline = deadline(this.policy.deadlineMs, request.signal);
     try {
@@ -686,7 +686,7 @@ export class HttpClient {
           // Retries wait out a short Retry-After themselves; only the first attempt asks the gate.
           if (attempt === 0) this.enterGate(request, info);
           // Every attempt is a call GitLab counts.
-          if (this.budget) await this.spend(request, info);
+          if (this.budget?.active) await this.spend(request, info);
           this.enterBreaker(info);
           const slot = this.slot(signal, info, request.signal);
           result = await this.attempt(request, path, headers, signal, info, decode, typeof slot === 'function' ? slot : await slot);

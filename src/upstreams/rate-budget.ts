@@ -48,6 +48,11 @@ export class RateBudget {
     this.counter = new MinuteCounter({ prefix: 'duograph:budget', redis: options.redis, now: options.now });
   }
 
+  /** Whether any limit is known: without one, nothing is counted. */
+  get active(): boolean {
+    return this.options.perMinute !== null || this.learned.size > 0;
+  }
+
   /** The calls per minute in force for such callers: the lower of the configured and the learned limit; null while neither is known. */
   limit(caller: Caller = 'authenticated'): number | null {
     const { perMinute } = this.options;

@@ -632,7 +632,8 @@ describe('a subscriber whose access is revoked', () => {
       expect(statusOf(await sub.next())).toBe('2004:PENDING');
       // Webhooks flow: the poller reads no job list now, only the access check on its schedule.
       t2.sandbox.revokeToken('demo-token');
-      const ended = await sub.next(3_000);
+      // The recheck runs every 300 ms; the wait is generous for a loaded machine, not a measure of speed.
+      const ended = await sub.next(15_000);
       expect(ended.errors?.[0]).toMatchObject({ extensions: { code: 'UNAUTHENTICATED' } });
       expect(await sub.completes()).toBe(true);
       expect(t2.calls({ path: '/api/v4/projects/7/jobs' }).some((c) => c.query.per_page?.[0] === '1')).toBe(true);
