@@ -8,6 +8,14 @@
  * parser's small state: each read is cut into chunks and handed to the
  * subscribers as it arrives.
  *
+ * GitLab's trace route ignores Range, but its answer is a plain string body,
+ * so Rails' Rack::ETag gives it a weak ETag (lib/api/ci/jobs.rb: `body
+ * trace`): the watch asks again with If-None-Match, and a quiet log costs a
+ * 304 without a body. A growing log still costs the whole log per read, so
+ * the watch polls it no more often than LOG_READ_BYTES_PER_SECOND allows:
+ * one watched job never reads more than that per second, and a change shows
+ * at worst after max(POLL_INTERVAL_MS, log size / LOG_READ_BYTES_PER_SECOND).
+ *
  * A subscriber first reads the log up to the watch's offset with its own
  * credentials (the access check; the whole content, or only the last lines
  * it asked for), then gets the watch's chunks from that offset on: no gap,
@@ -24,6 +32,8 @@ import type { Credentials } from './scope.js';
 
 /** Largest chunk handed to a subscriber, in bytes: a read of 100 MB goes out in pieces this size. */
 export const LOG_CHUNK_BYTES = 64 * 1024;
+/** Bytes a watch may read per second from a server that sends the whole log each time: 1 MiB, so a 10 MB log is read at most every 10 s. */
+export const LOG_READ_BYTES_PER_SECOND = 1024 * 1024;
 /** Chunks a subscriber may fall behind by before its stream ends with an error. */
 const MAX_QUEUED_CHUNKS = 512;
 /** Job statuses after which a log does not grow any more. */
@@ -56,17 +66,31 @@ function discard(body: { on(event: 'error', listener: () => void): unknown; dest
   body.destroy();
 }
 
+/** What a whole read of the log learned: its ETag and size, when the server sent all of it. */
+interface WholeRead {
+  etag?: string;
+  /** Bytes of the whole log, when the answer was the whole log (200) and was read to its end. */
+  size?: number;
+  /** The server answered 304: nothing changed since the ETag sent. */
+  unchanged?: boolean;
+}
+
 /**
  * The log from byte `from` (to `until`, when given), in pieces of at most
  * LOG_CHUNK_BYTES as they arrive: ranged where the server honours Range,
  * else the whole log with the bytes before `from` skipped as they stream by.
- * A consumer that stops early drops the rest of the body.
+ * With `seen`, its ETag goes as If-None-Match, and what the read learned
+ * comes back in it. A consumer that stops early drops the rest of the body.
  */
-async function* readLog(client: GitlabClient, projectId: number, jobId: number, from: number, until: number | null): AsyncGenerator<Buffer> {
+async function* readLog(client: GitlabClient, projectId: number, jobId: number, from: number, until: number | null, seen?: WholeRead): AsyncGenerator<Buffer> {
   const range = until === null ? `bytes=${from}-` : `bytes=${from}-${until - 1}`;
-  const response = await client.download(['projects', projectId, 'jobs', jobId, 'trace'], {}, from === 0 && until === null ? undefined : range);
+  const response = await client.download(['projects', projectId, 'jobs', jobId, 'trace'], {}, from === 0 && until === null ? undefined : range, seen?.etag);
   const path = `/api/v4/projects/${projectId}/jobs/${jobId}/trace`;
-  if (response.status === 416) {
+  if (seen) {
+    seen.unchanged = response.status === 304;
+    seen.size = undefined;
+  }
+  if (response.status === 416 || response.status === 304) {
     discard(response.body);
     return;
   }
@@ -92,6 +116,11 @@ async function* readLog(client: GitlabClient, projectId: number, jobId: number, 
         yield slice;
       }
       if (until !== null && position >= until) return;
+    }
+    // Read to its end: a whole log's ETag and size describe what the watch now holds.
+    if (seen && response.status === 200) {
+      seen.etag = response.headers.etag;
+      seen.size = position;
     }
   } finally {
     discard(response.body);
@@ -129,6 +158,8 @@ export class LogWatch implements PollTask {
   private final: LogChunk | null = null;
   /** The first read: where the first subscribers start. */
   readonly ready: Promise<void>;
+  /** The last whole read's ETag and size. */
+  private readonly seen: WholeRead = {};
 
   constructor(
     private readonly hub: LogHubView,
@@ -225,7 +256,7 @@ export class LogWatch implements PollTask {
   private async read(): Promise<boolean> {
     const client = this.hub.scopeClient(this.credentials);
     let grew = false;
-    for await (const bytes of readLog(client, this.projectId, this.jobId, this.parser.consumed, null)) {
+    for await (const bytes of readLog(client, this.projectId, this.jobId, this.parser.consumed, null, this.seen)) {
       if (this.stopped) break;
       const chunk = this.parser.feed(bytes);
       if (!chunk) continue;
@@ -233,6 +264,11 @@ export class LogWatch implements PollTask {
       for (const sink of this.sinks) sink.push(this.live(chunk));
     }
     return grew;
+  }
+
+  /** The least time between two reads: a whole-log read (the server ignores Range) may cost at most LOG_READ_BYTES_PER_SECOND. */
+  minIntervalMs(): number {
+    return this.seen.size === undefined ? 0 : Math.ceil((this.seen.size / LOG_READ_BYTES_PER_SECOND) * 1000);
   }
 
   async poll(): Promise<PollOutcome> {

@@ -16,6 +16,8 @@ export type PollOutcome = 'changed' | 'unchanged' | 'skipped';
 
 export interface PollTask {
   poll(): Promise<PollOutcome>;
+  /** The least time before the next poll, whatever the interval (a read's cost may call for more). */
+  minIntervalMs?(): number;
   /** Called once when the last subscriber leaves. */
   stop?(): void;
 }
@@ -155,7 +157,7 @@ class Poller {
     if (this.stopped) return;
     this.interval = factor === 0 ? this.options.intervalMs : Math.min(this.options.maxIntervalMs, Math.round(this.interval * factor));
     this.heldUntil = Date.now() + waitMs;
-    this.schedule(Math.max(this.interval, waitMs));
+    this.schedule(Math.max(this.interval, waitMs, this.task.minIntervalMs?.() ?? 0));
   }
 
   /** Milliseconds until the next poll, for tests of yielding to a rate limit. */

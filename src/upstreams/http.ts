@@ -214,8 +214,8 @@ export interface StreamResponse {
   body: Dispatcher.ResponseData['body'];
 }
 
-/** A GET of a binary resource: what it accepts, and the caller's Range if any. */
-export type BinaryRequest = UpstreamRequest & { accept?: string; range?: string };
+/** A GET of a binary resource: what it accepts, the caller's Range if any, and the ETag of a copy the caller holds. */
+export type BinaryRequest = UpstreamRequest & { accept?: string; range?: string; ifNoneMatch?: string };
 
 /** A whole response body read as text, whatever the status (see HttpClient.text). */
 export interface TextResponse {
@@ -595,6 +595,7 @@ export class HttpClient {
     const info: UpstreamInfo = { name: this.name, status: null, method: request.method, path };
     const headers: Record<string, string> = { accept: request.accept ?? '*/*', ...request.headers };
     if (request.range) headers.range = request.range;
+    if (request.ifNoneMatch) headers['if-none-match'] = request.ifNoneMatch;
     addRequestHeaders(headers, request.scope, this.tracer !== null);
     this.enterGate(request, info);
     if (this.budget?.active) await this.spend(request, info);

@@ -5,7 +5,7 @@
  * end (no gap, no repeat), whether the server honours Range (only the new
  * bytes are read) or sends the whole log each time (as GitLab's API does).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { STEP_MS } from '../../src/sandbox/gitlab/server.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { expectAllReleased, type Reader, type Result, sseSubscribe, wsClient, wsSubscribe } from '../helpers/subscriptions.js';
@@ -55,6 +55,30 @@ afterEach(async () => {
 });
 
 describe('jobLogAppended', () => {
+  it('asks again for a quiet log with If-None-Match: GitLab answers 304 without a body, and the next growth arrives once', async () => {
+    t = await createTestApp({ sandbox: { clock: 'manual' }, env: { POLL_INTERVAL_MS: '20', POLL_MAX_INTERVAL_MS: '40' } });
+    const trace = '/api/v4/projects/1/jobs/1013/trace';
+    // The sandbox's trace answer carries GitLab's weak ETag, and a 304 to it (Rack::ETag and Rack::ConditionalGet).
+    const direct = await fetch(`${t.sandbox.url}${trace}`, { headers: { 'private-token': 'demo-token' } });
+    const etag = direct.headers.get('etag') ?? '';
+    expect(etag).toMatch(/^W\/"[0-9a-f]{32}"$/);
+    const again = await fetch(`${t.sandbox.url}${trace}`, { headers: { 'private-token': 'demo-token', 'if-none-match': etag } });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe('');
+    t.resetCalls();
+    const sub = sseSubscribe(t, WATCH, { projectId: 'platform/core', jobId: 'gid://duograph/Job/1/1013' });
+    const first = chunk(await sub.next());
+    expect(first.offset).toBe(0);
+    // The log is quiet (the clock stands): the watch revalidates it, and GitLab sends no body.
+    await vi.waitFor(() => expect(t.calls({ path: trace }).filter((c) => c.headers['if-none-match'] === etag).length).toBeGreaterThanOrEqual(2));
+    const metrics = await (await fetch(new URL('/metrics', t.url))).text();
+    expect(metrics).toMatch(/duograph_upstream_requests_total\{[^}]*route="\/projects\/:param\/jobs\/:param\/trace",status="304"\} [1-9]/);
+    t.sandbox.advance(900);
+    const next = chunk(await sub.next());
+    expect(next.offset).toBe(Buffer.byteLength(first.raw));
+    await sub.stop();
+  });
+
   it('streams a running log chunk by chunk to its end over SSE, with whole reads as GitLab serves them', async () => {
     t = await createTestApp({ sandbox: { clock: 'manual' }, env: { POLL_INTERVAL_MS: '20', POLL_MAX_INTERVAL_MS: '40' } });
     const sub = sseSubscribe(t, WATCH, { projectId: 'platform/core', jobId: 'gid://duograph/Job/1/1013' });

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { UpstreamError } from '../../src/errors.js';
 import { tokenMatches } from '../../src/server/webhooks.js';
 import { PollerRegistry, type PollOutcome } from '../../src/subscriptions/pollers.js';
 import { credentialScope } from '../../src/subscriptions/scope.js';
@@ -101,6 +102,33 @@ describe('credentialScope', () => {
 
 describe('PollerRegistry', () => {
   afterEach(() => vi.useRealTimers());
+
+  it("waits at least what a poll's cost asks (a whole job log), and a rate limit's reset, whatever the back-off says", async () => {
+    vi.useFakeTimers();
+    const registry = new PollerRegistry({ intervalMs: 100, maxIntervalMs: 300 });
+    let polls = 0;
+    let failNext = false;
+    const release = registry.acquire('log', () => ({
+      poll: async () => {
+        polls++;
+        if (failNext) {
+          failNext = false;
+          throw new UpstreamError('held back', 'UPSTREAM_RATE_LIMITED', { name: 'gitlab', status: null, method: 'GET', path: '/x', retryAfterSeconds: 42 });
+        }
+        return 'changed';
+      },
+      minIntervalMs: () => 10_000,
+    }));
+    await vi.advanceTimersToNextTimerAsync();
+    expect(polls).toBe(1);
+    // A change would poll again after 100 ms; the task's cost asks 10 s.
+    expect(registry.dueIn('log')).toBe(10_000);
+    failNext = true;
+    await vi.advanceTimersToNextTimerAsync();
+    expect(polls).toBe(2);
+    expect(registry.dueIn('log')).toBe(42_000);
+    release();
+  });
 
   it('shares one poller per key, backs off, resets on a change, and leaves no timer after the last release', async () => {
     vi.useFakeTimers();

@@ -8,6 +8,7 @@
  * user; the trace route requires a signed-in user like the rest of
  * lib/api/ci/jobs.rb.
  */
+import { createHash } from 'node:crypto';
 import { traceAt } from './job-output.js';
 import { Readable } from 'node:stream';
 import type { HandlerResponse, JsonResponse, StreamResponse } from '../http-util.js';
@@ -98,7 +99,15 @@ export const getTrace: RouteHandler = (request) => {
   const headers = { 'Content-Type': 'text/plain', 'Content-Disposition': `infile; filename="${found.job.id}.log"` };
   // GitLab's API sends the whole log whatever the Range (lib/api/ci/jobs.rb: `body trace`); traceRanges models a server that honours it.
   const range = request.runtime.traceRanges ? /^bytes=(\d+)-$/.exec(request.headers.range ?? '') : null;
-  if (!range) return bufferResponse(trace, headers);
+  if (!range) {
+    // `body trace` is a string, so Rails' Rack::ETag and Rack::ConditionalGet apply as to any API answer (http-util.ts conditionalGet).
+    const etag = `W/"${createHash('sha256').update(trace).digest('hex').slice(0, 32)}"`;
+    const cached = { ...headers, ETag: etag, 'Cache-Control': 'max-age=0, private, must-revalidate' };
+    if ((request.headers['if-none-match'] ?? '').split(/\s*,\s*/).includes(etag)) {
+      return { status: 304, headers: { ...cached, 'Content-Length': '0' }, open: () => Readable.from([]) };
+    }
+    return bufferResponse(trace, cached);
+  }
   const from = Number(range[1]);
   if (from >= trace.length)
     return { status: 416, headers: { ...headers, 'Content-Range': `bytes */${trace.length}`, 'Content-Length': '0' }, open: () => Readable.from([]) };

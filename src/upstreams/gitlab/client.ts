@@ -465,8 +465,12 @@ export class GitlabClient {
     return Buffer.concat(chunks).toString('utf8');
   }
 
-  /** GET a binary resource as a stream, whatever the status: for a body read whole (the job log); the download routes use `relay`. */
-  async download(path: readonly (string | number)[], query: Record<string, QueryValue>, range?: string): Promise<StreamResponse> {
+  /**
+   * GET a binary resource as a stream, whatever the status: for a body read
+   * whole (the job log); the download routes use `relay`. With `ifNoneMatch`,
+   * GitLab answers 304 without a body while the resource is unchanged.
+   */
+  async download(path: readonly (string | number)[], query: Record<string, QueryValue>, range?: string, ifNoneMatch?: string): Promise<StreamResponse> {
     return this.http.stream({
       method: 'GET',
       path,
@@ -475,6 +479,7 @@ export class GitlabClient {
       signal: this.signal,
       scope: this.scope,
       range,
+      ifNoneMatch,
       background: this.background,
     });
   }
