@@ -249,6 +249,41 @@ describe('the answer cache', () => {
     expect(again.data?.project.jobs.nodes[0]?.restId).not.toBe(before.data?.project.jobs.nodes[0]?.restId);
   });
 
+  it.each([
+    {
+      name: 'projectUpdate',
+      read: '{ project(id: "7") { name } }',
+      write: 'mutation { projectUpdate(input: { id: "demo/playground", name: "Playground Renamed" }) { errors { message } } }',
+      after: { project: { name: 'Playground Renamed' } },
+    },
+    {
+      name: 'projectArchive',
+      read: '{ project(id: "7") { archived } }',
+      write: 'mutation { projectArchive(input: { id: "gid://duograph/Project/7" }) { errors { message } } }',
+      after: { project: { archived: true } },
+    },
+    {
+      name: 'projectUnarchive',
+      read: '{ project(id: "7") { archived } }',
+      write: 'mutation { projectUnarchive(input: { id: "7" }) { errors { message } } }',
+      after: { project: { archived: false } },
+    },
+    {
+      name: 'projectHookCreate',
+      read: '{ project(id: "7") { hooks(first: 50) { nodes { url } } } }',
+      write: 'mutation { projectHookCreate(input: { projectId: "7", url: "http://127.0.0.1:9/cache-test" }) { errors { message } } }',
+      after: { project: { hooks: { nodes: expect.arrayContaining([{ url: 'http://127.0.0.1:9/cache-test' }]) } } },
+    },
+  ])('lets $name drop the answers it changes, for every scope', async ({ read, write, after }) => {
+    // An admin and the owner (demo) both hold the answer; demo changes it; both read the change at once.
+    await t.gql(read, {}, { token: 'admin-token' });
+    await t.gql(read);
+    const changed = await t.gql<Record<string, { errors: unknown[] }>>(write);
+    expect(Object.values(changed.data ?? {})[0]?.errors).toEqual([]);
+    expect((await t.gql(read, {}, { token: 'admin-token' })).data).toEqual(after);
+    expect((await t.gql(read)).data).toEqual(after);
+  });
+
   it('keeps the jobs of a project whose webhooks reach the gateway for the webhook age, and drops them at its next event', async () => {
     const register = await t.gql('mutation { jobStatusWebhookRegister(input: { projectId: "demo/playground" }) { errors { message } } }');
     expect(register.data).toEqual({ jobStatusWebhookRegister: { errors: [] } });
