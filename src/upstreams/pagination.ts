@@ -35,19 +35,33 @@ export interface Window<T> {
   hasPreviousPage: boolean;
 }
 
-const CURSOR_PREFIX = 'offset:';
+/**
+ * Where a cursor points: the item's offset in the list and, for lists read by
+ * keyset, its id (the key the next page starts after). Cursors issued before
+ * keys existed hold an offset only and keep working.
+ */
+export interface CursorPosition {
+  offset: number;
+  key: number | null;
+}
 
-/** An opaque cursor for the item at `offset` (0-based). */
-export function encodeCursor(offset: number): string {
-  return Buffer.from(`${CURSOR_PREFIX}${offset}`).toString('base64url');
+/** An opaque cursor for the item at `offset` (0-based), with its key when the list is read by keyset. */
+export function encodeCursor(offset: number, key: number | null = null): string {
+  return Buffer.from(key === null ? `offset:${offset}` : `offset:${offset};id:${key}`).toString('base64url');
+}
+
+/** Where a cursor points; throws InputError for anything this gateway did not issue. */
+export function decodeCursorPosition(cursor: string, argument: string): CursorPosition {
+  const text = /^[A-Za-z0-9_-]{1,64}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
+  const match = /^offset:(\d{1,9})(?:;id:(\d{1,16}))?$/.exec(text);
+  const key = match?.[2] === undefined ? null : Number(match[2]);
+  if (!match || (key !== null && !Number.isSafeInteger(key))) throw new InputError(`"${argument}" is not a valid cursor.`, [argument]);
+  return { offset: Number(match[1]), key };
 }
 
 /** The offset a cursor holds; throws InputError for anything this gateway did not issue. */
 export function decodeCursor(cursor: string, argument: string): number {
-  const text = /^[A-Za-z0-9_-]{1,40}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
-  const match = /^offset:(\d{1,9})$/.exec(text);
-  if (!match) throw new InputError(`"${argument}" is not a valid cursor.`, [argument]);
-  return Number(match[1]);
+  return decodeCursorPosition(cursor, argument).offset;
 }
 
 function checkSize(value: number | null | undefined, argument: string): number | null {
@@ -176,4 +190,37 @@ export async function fetchSlice<T>(args: WindowArgs, defaultSize: number, fetch
   const slice = await fetchItems(range.start, limit);
   checkedPage({ items: slice.items, total: null, hasNext: false }, limit);
   return { items: slice.items, start: range.start, total: null, hasNextPage: slice.full, hasPreviousPage: range.start > 0 };
+}
+
+/** One page read by keyset: the items after a key, in list order, and whether more follow. */
+export interface KeyPage<T> {
+  items: T[];
+  hasNext: boolean;
+}
+
+/** Reads at most `limit` items after the item whose key is `key`. */
+export type KeyPageFetcher<T> = (key: number, limit: number) => Promise<KeyPage<T>>;
+
+/**
+ * A forward window after a cursor that holds a key, read by keyset: one call
+ * whatever the depth, and past GitLab's offset limit (50,000). Anything else
+ * (the first page, `last`, `before`, a cursor holding only an offset) is read
+ * by offset, as fetchWindow reads it. Keyset pages carry no total.
+ */
+export async function fetchKeysetWindow<T>(
+  args: WindowArgs,
+  defaultSize: number,
+  fetchAfter: KeyPageFetcher<T>,
+  fetchPage: PageFetcher<T>,
+): Promise<Window<T>> {
+  const after = args.after && args.last == null && args.before == null ? decodeCursorPosition(args.after, 'after') : null;
+  if (after?.key == null) return fetchWindow(args, defaultSize, fetchPage);
+  const first = checkSize(args.first, 'first') ?? defaultSize;
+  const start = after.offset + 1;
+  // `first: 0` still asks for one item: it is how the window learns whether a next page exists.
+  const limit = Math.max(first, 1);
+  const page = await fetchAfter(after.key, limit);
+  checkedPage({ items: page.items, total: null, hasNext: false }, limit);
+  const items = page.items.slice(0, first);
+  return { items, start, total: null, hasNextPage: first === 0 ? page.items.length > 0 : page.hasNext, hasPreviousPage: true };
 }

@@ -15,7 +15,7 @@
  * - `js`: the graphql-ws client is run with node until it prints an event.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -223,6 +223,7 @@ describe('the docs', () => {
     expect(snippet).toBeDefined();
     // Written beside package.json, so that node resolves graphql-ws and ws from this project.
     const file = join(root, 'node_modules', '.cache', 'docs-client.mjs');
+    mkdirSync(join(root, 'node_modules', '.cache'), { recursive: true });
     writeFileSync(file, (snippet?.body ?? '').replace('localhost:4000', base));
     const child = spawn(process.execPath, [file], { cwd: root });
     const line = await new Promise<string>((resolve, reject) => {

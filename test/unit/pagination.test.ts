@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.js';
-import { decodeCursor, encodeCursor, fetchWindow, planPages, resolveRange, type Page } from '../../src/upstreams/pagination.js';
+import {
+  decodeCursor,
+  decodeCursorPosition,
+  encodeCursor,
+  fetchKeysetWindow,
+  fetchWindow,
+  planPages,
+  resolveRange,
+  type Page,
+} from '../../src/upstreams/pagination.js';
 
 /** An offset-paginated list of `size` numbers that records every page call. */
 function list(size: number, options: { total?: boolean } = {}) {
@@ -20,8 +29,15 @@ describe('cursors', () => {
     expect(encodeCursor(5)).not.toContain('5');
   });
 
+  it('round-trips a key beside the offset, and reads cursors issued without one', () => {
+    expect(decodeCursorPosition(encodeCursor(50_123, 2 ** 53 - 1), 'after')).toEqual({ offset: 50_123, key: 2 ** 53 - 1 });
+    expect(decodeCursorPosition(encodeCursor(7), 'after')).toEqual({ offset: 7, key: null });
+    expect(decodeCursor(encodeCursor(7, 4_000_001_001), 'after')).toBe(7);
+  });
+
   it('rejects cursors it did not issue', () => {
-    for (const bad of ['', 'abc', 'b2Zmc2V0Oi0x', `${encodeCursor(1)}!!`, Buffer.from('offset:12a').toString('base64url')]) {
+    const forged = ['offset:1;id:', 'offset:1;id:-5', 'offset:1;id:9007199254740993', 'offset:1;key:5'].map((text) => Buffer.from(text).toString('base64url'));
+    for (const bad of ['', 'abc', 'b2Zmc2V0Oi0x', `${encodeCursor(1)}!!`, Buffer.from('offset:12a').toString('base64url'), ...forged]) {
       expect(() => decodeCursor(bad, 'after')).toThrow(InputError);
     }
   });
@@ -141,5 +157,45 @@ describe('fetchWindow', () => {
   it('refuses last without before when the total is unknown', async () => {
     const { fetchPage } = list(500, { total: false });
     await expect(fetchWindow({ last: 5 }, 20, fetchPage)).rejects.toThrow(/needs "before"/);
+  });
+});
+
+describe('fetchKeysetWindow', () => {
+  /** Ids 1..size in order; records every keyset call. */
+  function keyed(size: number) {
+    const calls: { key: number; limit: number }[] = [];
+    const fetchAfter = async (key: number, limit: number) => {
+      calls.push({ key, limit });
+      const items = Array.from({ length: Math.max(0, Math.min(limit, size - key)) }, (_, i) => key + 1 + i);
+      return { items, hasNext: key + limit < size };
+    };
+    return { calls, fetchAfter };
+  }
+
+  it('reads a forward page after a keyed cursor with one keyset call, at any depth and without a total', async () => {
+    const { calls, fetchAfter } = keyed(200_000);
+    const offsets = list(0);
+    const window = await fetchKeysetWindow({ first: 3, after: encodeCursor(120_000, 120_001) }, 20, fetchAfter, offsets.fetchPage);
+    expect(window).toEqual({ items: [120_002, 120_003, 120_004], start: 120_001, total: null, hasNextPage: true, hasPreviousPage: true });
+    expect(calls).toEqual([{ key: 120_001, limit: 3 }]);
+    expect(offsets.calls).toEqual([]);
+  });
+
+  it('reads by offset without a keyed after, or backwards', async () => {
+    const { calls, fetchAfter } = keyed(50);
+    const offsets = list(50);
+    await fetchKeysetWindow({ first: 5 }, 20, fetchAfter, offsets.fetchPage);
+    await fetchKeysetWindow({ first: 5, after: encodeCursor(9) }, 20, fetchAfter, offsets.fetchPage);
+    await fetchKeysetWindow({ last: 2, before: encodeCursor(9, 10) }, 20, fetchAfter, offsets.fetchPage);
+    expect(calls).toEqual([]);
+    expect(offsets.calls).toHaveLength(3);
+  });
+
+  it('ends the walk on the last item and refuses an oversized keyset page', async () => {
+    const { fetchAfter } = keyed(10);
+    const end = await fetchKeysetWindow({ first: 5, after: encodeCursor(4, 5) }, 20, fetchAfter, list(0).fetchPage);
+    expect(end).toMatchObject({ items: [6, 7, 8, 9, 10], hasNextPage: false });
+    const hostile = async () => ({ items: [1, 2, 3], hasNext: false });
+    await expect(fetchKeysetWindow({ first: 2, after: encodeCursor(0, 1) }, 20, hostile, list(0).fetchPage)).rejects.toThrow('3 items for a page of 2');
   });
 });

@@ -8,6 +8,7 @@ import type { JsonResponse } from '../http-util.js';
 import { badRequest, forbidden, RECORD_NOT_FOUND, UNAUTHORIZED, userProject, FORBIDDEN, notFound, type RouteHandler } from './api-request.js';
 import { canReadJobs, resolveJob } from './job-access.js';
 import { jobRecord } from './job-records.js';
+import { jobKeysetPage, offsetLimitFailure, wantsKeyset } from './keyset.js';
 import { paginate } from './pagination.js';
 import { Params } from './params.js';
 import { JOB_STATUSES, type JobStatus, type SandboxJob } from './store.js';
@@ -26,7 +27,7 @@ function filterScope(jobs: SandboxJob[], scope: JobStatus[] | undefined): Sandbo
   return scope ? jobs.filter((job) => scope.includes(job.status)) : jobs;
 }
 
-/** GET /projects/:id/jobs: newest first; paginated `without_count` (no X-Total, X-Total-Pages or rel="last"). */
+/** GET /projects/:id/jobs: newest first; paginated `without_count` (no X-Total, X-Total-Pages or rel="last"), or by keyset. */
 export const listJobs: RouteHandler = (request) => {
   if (!request.viewer) return UNAUTHORIZED;
   const params = new Params(request.query);
@@ -38,7 +39,17 @@ export const listJobs: RouteHandler = (request) => {
   if ('status' in project) return project;
   if (!canReadJobs(request, project)) return FORBIDDEN;
   const jobs = filterScope(request.store.jobsOf(project.id), scope);
-  const page = paginate(jobs, pageRequest, { url: request.requestUrl, query: request.query }, { withoutCount: true });
+  const link = { url: request.requestUrl, query: request.query };
+  let page: { items: SandboxJob[]; headers: Record<string, string> };
+  if (wantsKeyset(params)) {
+    const keyset = jobKeysetPage(jobs, params, link);
+    if ('status' in keyset) return keyset;
+    page = keyset;
+  } else {
+    const limited = offsetLimitFailure(pageRequest, 'Ci::Build');
+    if (limited) return limited;
+    page = paginate(jobs, pageRequest, link, { withoutCount: true });
+  }
   return { status: 200, body: page.items.map((job) => jobRecord(request.store, request.viewer, job)), headers: page.headers };
 };
 

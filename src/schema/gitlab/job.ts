@@ -11,7 +11,7 @@ import { builder } from '../builder.js';
 import { UPSTREAM_CALL } from '../cost.js';
 import type { Context } from '../context.js';
 import { decodeGlobalId, localIdOf, restIdOf, restIdPairOf } from '../global-id.js';
-import { resolveConnection } from '../pagination.js';
+import { resolveConnection, resolveKeysetConnection } from '../pagination.js';
 import { fieldsOnNodes } from '../selection.js';
 import { runMutation, UserError, type UserErrorShape } from '../user-error.js';
 import { downloadPath } from './download-paths.js';
@@ -343,8 +343,16 @@ function listJobs(
   pipelineId?: number,
 ) {
   const fields = recordFieldsFor(info);
-  return resolveConnection(args, ctx.defaultPageSize, (page, perPage) =>
-    ctx.gitlab.client.listJobs(projectId, args.statuses ?? undefined, { page, perPage }, pipelineId, fields),
+  const scope = args.statuses ?? undefined;
+  const byOffset = (page: number, perPage: number) => ctx.gitlab.client.listJobs(projectId, scope, { page, perPage }, pipelineId, fields);
+  if (pipelineId !== undefined) return resolveConnection(args, ctx.defaultPageSize, byOffset);
+  // A project's jobs are also served by keyset, newest first: a forward walk goes on past GitLab's offset limit.
+  return resolveKeysetConnection(
+    args,
+    ctx.defaultPageSize,
+    (job) => job.id,
+    (after, limit) => ctx.gitlab.client.listJobs(projectId, scope, { after, limit }, undefined, fields),
+    byOffset,
   );
 }
 
@@ -357,7 +365,7 @@ builder.objectFields(Project, (t) => ({
   jobs: t.connection(
     {
       type: Job,
-      description: 'CI jobs of the project, newest first.',
+      description: 'CI jobs of the project, newest first; forward pages after the first are read by keyset, at any depth.',
       args: { statuses: t.arg({ type: [JobScope], description: 'Returns only jobs in these statuses.' }) },
       resolve: (p, args, ctx, info) => listJobs(ctx, info, p.id, args),
     },

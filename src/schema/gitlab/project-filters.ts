@@ -19,7 +19,10 @@ export function projectFilterArgs(arg: ArgBuilder, options: { programmingLanguag
   const base = {
     archived: arg.boolean({ description: 'Limits by archived status.' }),
     visibility: arg({ type: ProjectVisibility, description: 'Limits by visibility.' }),
-    orderBy: arg({ type: ProjectOrderBy, description: 'Orders projects by this attribute (default CREATED_AT).' }),
+    orderBy: arg({
+      type: ProjectOrderBy,
+      description: 'Orders projects by this attribute (default CREATED_AT). ID pages forward by keyset: past the 50,000 items GitLab pages by offset.',
+    }),
     sort: arg({ type: SortDirection, description: 'Direction of the ordering (default DESC).' }),
     search: arg.string({ description: 'Returns projects matching this search text.' }),
     owned: arg.boolean({ description: 'Limits to projects explicitly owned by the caller.' }),

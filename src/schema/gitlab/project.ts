@@ -9,13 +9,13 @@
  */
 import type { GraphQLResolveInfo } from 'graphql';
 import { InputError } from '../../errors.js';
-import type { ProjectReadOptions } from '../../upstreams/gitlab/client.js';
+import type { KeyRequest, PageRequest, ProjectReadOptions } from '../../upstreams/gitlab/client.js';
 import type { ProjectRecord } from '../../upstreams/gitlab/records.js';
 import { builder } from '../builder.js';
 import { UPSTREAM_CALL } from '../cost.js';
 import type { Context } from '../context.js';
 import { localIdOf, restIdOf } from '../global-id.js';
-import { resolveConnection } from '../pagination.js';
+import { resolveConnection, resolveKeysetConnection } from '../pagination.js';
 import { fieldsOnNodes, selects } from '../selection.js';
 import { checked } from '../upstream-values.js';
 import { Namespace } from './namespace.js';
@@ -346,17 +346,27 @@ async function listProjects(
   ctx: Context,
   args: ProjectFilterArgs & { first?: number | null; after?: string | null; last?: number | null; before?: string | null },
   info: GraphQLResolveInfo,
-  fetch: (query: ReturnType<typeof toRestFilters>, page: { page: number; perPage: number }) => ReturnType<Context['gitlab']['client']['listProjects']>,
+  fetch: (query: ReturnType<typeof toRestFilters>, page: PageRequest | KeyRequest) => ReturnType<Context['gitlab']['client']['listProjects']>,
 ) {
   const fields = fieldsOnNodes(info);
   const statistics = fields.has('statistics');
   const simple = [...fields].every((field) => SIMPLE_FORM_FIELDS.has(field));
   const query = { ...toRestFilters(args), statistics: statistics || undefined, simple: simple || undefined };
-  return resolveConnection(args, ctx.defaultPageSize, async (page, perPage) => {
-    const result = await fetch(query, { page, perPage });
+  const read = async (page: PageRequest | KeyRequest) => {
+    const result = await fetch(query, page);
     if (!simple) ctx.gitlab.loaders.markComplete(result.items, { statistics });
     return result;
-  });
+  };
+  const byOffset = (page: number, perPage: number) => read({ page, perPage });
+  // GitLab serves project lists by keyset in id order only: other orders page by offset, up to its offset limit.
+  if (args.orderBy !== 'id') return resolveConnection(args, ctx.defaultPageSize, byOffset);
+  return resolveKeysetConnection(
+    args,
+    ctx.defaultPageSize,
+    (project) => project.id,
+    (after, limit) => read({ after, limit }),
+    byOffset,
+  );
 }
 
 /**

@@ -3,7 +3,7 @@
  * request's credentials and abort signal, and knows GitLab's paths, query
  * parameters, pagination headers and not-found answers.
  */
-import { UpstreamError } from '../../errors.js';
+import { InputError, UpstreamError } from '../../errors.js';
 import type { RequestScope } from '../../request-scope.js';
 import {
   codeForStatus,
@@ -15,7 +15,7 @@ import {
   type UpstreamRequest,
   type UpstreamResponse,
 } from '../http.js';
-import type { Page } from '../pagination.js';
+import { MAX_PAGE_SIZE, type Page } from '../pagination.js';
 import type { RelayHead, RelaySink } from '../relay.js';
 import type {
   BridgeRecord,
@@ -68,6 +68,12 @@ export interface PageRequest {
   perPage: number;
 }
 
+/** A page read by keyset (`pagination=keyset`): at most `limit` items after the one whose id is `after`. */
+export interface KeyRequest {
+  after: number;
+  limit: number;
+}
+
 export interface ProjectReadOptions {
   statistics?: boolean;
   license?: boolean;
@@ -76,12 +82,61 @@ export interface ProjectReadOptions {
 /** Header names GitLab reads credentials from, as forwarded. */
 export const GITLAB_CREDENTIAL_HEADERS = ['authorization', 'private-token', 'sudo', 'job-token'] as const;
 
-function listQuery(filters: ProjectListFilters, page: PageRequest): Record<string, QueryValue> {
+function listQuery(filters: ProjectListFilters, page: PageRequest | KeyRequest): Record<string, QueryValue> {
   const { custom_attributes: custom, ...plain } = filters;
-  const query: Record<string, QueryValue> = { ...plain, page: page.page, per_page: page.perPage };
+  const query: Record<string, QueryValue> = { ...plain, ...projectPaging(plain.sort, page) };
   for (const [key, value] of Object.entries(custom ?? {})) query[`custom_attributes[${key}]`] = value;
   return query;
 }
+
+/**
+ * Offset or keyset parameters of a project list. Keyset serves projects in id
+ * order only (lib/gitlab/pagination/keyset.rb) and filters by `id_after` or
+ * `id_before`; one item more than asked tells whether a next page exists,
+ * which GitLab's keyset Link (sent after every page that is not empty) cannot.
+ */
+function projectPaging(sort: string | undefined, page: PageRequest | KeyRequest): Record<string, QueryValue> {
+  if (!('after' in page)) return { page: page.page, per_page: page.perPage };
+  const direction = sort === 'asc' ? 'asc' : 'desc';
+  const bound = direction === 'asc' ? 'id_after' : 'id_before';
+  return { pagination: 'keyset', order_by: 'id', sort: direction, [bound]: page.after, per_page: Math.min(page.limit + 1, MAX_PAGE_SIZE) };
+}
+
+/** A keyset page cut to what was asked: a next page exists when more came than asked, or a full page of 100 links on. */
+function keyPage<T>(page: Page<T>, request: PageRequest | KeyRequest): Page<T> {
+  if (!('after' in request)) return page;
+  const more = page.items.length > request.limit;
+  return { items: page.items.slice(0, request.limit), total: null, hasNext: more || (page.items.length === request.limit && page.hasNext) };
+}
+
+/**
+ * GitLab's own keyset cursor for the jobs after `after` (Keyset::Paginator:
+ * URL-safe Base64 of the order's values as strings, `_kd` the direction).
+ */
+export function jobsCursor(after: number): string {
+  return Buffer.from(JSON.stringify({ id: String(after), _kd: 'n' }))
+    .toString('base64')
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_');
+}
+
+/**
+ * GitLab's 405 past its offset limit (`offset_pagination_limit`, 50,000 on
+ * gitlab.com; lib/api/helpers/pagination_strategies.rb), said as what the
+ * caller can do about it.
+ */
+async function withinOffsetLimit<T>(read: Promise<T>, remedy: string): Promise<T> {
+  try {
+    return await read;
+  } catch (error) {
+    const limit = error instanceof UpstreamError && error.upstream.status === 405 ? /maximum allowed offset of (\d+)/.exec(String(error.message)) : null;
+    if (!limit) throw error;
+    throw new InputError(`GitLab pages this list by offset only up to item ${Number(limit[1]).toLocaleString('en-US')}. ${remedy}`, ['after']);
+  }
+}
+
+const PROJECT_REMEDY = 'Order it by id (orderBy: ID) and page forward with first and after: those pages are read by keyset, at any depth.';
+const JOB_REMEDY = 'Page forward with first and after: those pages are read by keyset, at any depth.';
 
 function toPage<T>(response: UpstreamResponse<T[]>): Page<T> {
   // X-Total is omitted above 10,000 items and on lists GitLab never counts (jobs).
@@ -170,19 +225,22 @@ export class GitlabClient {
   }
 
   /** GET /projects with the shared filters. */
-  async listProjects(filters: ProjectListFilters, page: PageRequest): Promise<Page<ProjectRecord>> {
-    return toPage(await this.get<ProjectRecord[]>(['projects'], listQuery(filters, page)));
+  async listProjects(filters: ProjectListFilters, page: PageRequest | KeyRequest): Promise<Page<ProjectRecord>> {
+    const response = await withinOffsetLimit(this.get<ProjectRecord[]>(['projects'], listQuery(filters, page)), PROJECT_REMEDY);
+    return keyPage(toPage(response), page);
   }
 
   /** GET /users/:user_id/projects; the user is an id or a username. */
-  async listUserProjects(user: string, filters: ProjectListFilters, page: PageRequest): Promise<Page<ProjectRecord>> {
-    return toPage(await this.get<ProjectRecord[]>(['users', user, 'projects'], listQuery(filters, page)));
+  async listUserProjects(user: string, filters: ProjectListFilters, page: PageRequest | KeyRequest): Promise<Page<ProjectRecord>> {
+    const response = await withinOffsetLimit(this.get<ProjectRecord[]>(['users', user, 'projects'], listQuery(filters, page)), PROJECT_REMEDY);
+    return keyPage(toPage(response), page);
   }
 
   /** GET /projects/:id/forks; the fork list has no with_programming_language filter. */
-  async listForks(id: number | string, filters: ProjectListFilters, page: PageRequest): Promise<Page<ProjectRecord>> {
+  async listForks(id: number | string, filters: ProjectListFilters, page: PageRequest | KeyRequest): Promise<Page<ProjectRecord>> {
     const { with_programming_language: _unsupported, ...rest } = filters;
-    return toPage(await this.get<ProjectRecord[]>(['projects', id, 'forks'], listQuery(rest, page)));
+    const response = await withinOffsetLimit(this.get<ProjectRecord[]>(['projects', id, 'forks'], listQuery(rest, page)), PROJECT_REMEDY);
+    return keyPage(toPage(response), page);
   }
 
   /** GET /projects/:id/users, optionally filtered by `search`. */
@@ -401,13 +459,17 @@ export class GitlabClient {
   async listJobs(
     id: number,
     scope: readonly string[] | undefined,
-    page: PageRequest,
+    page: PageRequest | KeyRequest,
     pipelineId?: number,
     fields?: readonly (keyof JobRecord)[],
   ): Promise<Page<JobRecord>> {
     const path = pipelineId === undefined ? ['projects', id, 'jobs'] : ['projects', id, 'pipelines', pipelineId, 'jobs'];
-    const query = { scope: scope?.length ? scope : undefined, page: page.page, per_page: page.perPage };
-    const result = toPage(await this.get<JobRecord[]>(path, query, fields && keepFields(fields)));
+    // Keyset (project jobs only, newest first: lib/gitlab/pagination/cursor_based_keyset.rb) links on only while more follow.
+    const paging =
+      'after' in page ? { pagination: 'keyset', per_page: page.limit, cursor: jobsCursor(page.after) } : { page: page.page, per_page: page.perPage };
+    const query = { scope: scope?.length ? scope : undefined, ...paging };
+    const response = await withinOffsetLimit(this.get<JobRecord[]>(path, query, fields && keepFields(fields)), JOB_REMEDY);
+    const result = toPage(response);
     return { ...result, items: result.items.map((job) => withProject(job, id)) };
   }
 
