@@ -74,6 +74,8 @@ export interface Config {
   readonly pollIntervalMs: number;
   /** Longest interval a poller backs off to when nothing changes or the upstream fails (POLL_MAX_INTERVAL_MS). Default 60,000. */
   readonly pollMaxIntervalMs: number;
+  /** Bytes one live job log may read per second from a GitLab that sends the whole log each time (LOG_READ_BYTES_PER_SECOND); 0 = no bound. Default 1 MiB. */
+  readonly logReadBytesPerSecond: number;
   /** Redis for pub/sub and webhook dedup across instances (REDIS_URL, redis:// or rediss://); null keeps both in memory. */
   readonly redisUrl: string | null;
   /** Plain maximum age of a cached upstream answer, in ms (CACHE_MAX_AGE_MS); 0 stores nothing (reads in flight are still shared). Default 5,000. */
@@ -480,6 +482,13 @@ const OPTIONS = [
     help: 'longest poller back-off interval in ms (default 60000)',
     parse: integer(10, 3_600_000),
   },
+  {
+    key: 'logReadBytesPerSecond',
+    env: 'LOG_READ_BYTES_PER_SECOND',
+    flag: '--log-read-bytes-per-second',
+    help: 'bytes a live job log may read per second when GitLab sends the whole log, 0 = no bound (default 1048576)',
+    parse: integer(0, 1024 * 1024 * 1024),
+  },
   { key: 'redisUrl', env: 'REDIS_URL', flag: '--redis-url', help: 'Redis for pub/sub across instances (default: in memory)', parse: redisUrl },
   {
     key: 'cacheMaxAgeMs',
@@ -613,6 +622,7 @@ const DEFAULTS: Config = {
   webhookMaxBytes: 5 * 1024 * 1024,
   pollIntervalMs: 5_000,
   pollMaxIntervalMs: 60_000,
+  logReadBytesPerSecond: 1024 * 1024,
   redisUrl: null,
   cacheMaxAgeMs: 5_000,
   cacheWebhookMaxAgeMs: 60_000,

@@ -202,6 +202,7 @@ export function buildApp(options: AppOptions): App {
     bus,
     pollIntervalMs: config.pollIntervalMs,
     pollMaxIntervalMs: config.pollMaxIntervalMs,
+    logReadBytesPerSecond: config.logReadBytesPerSecond,
     accessRecheckMs: options.accessRecheckMs,
     log,
   });

@@ -35,7 +35,7 @@ import { credentialScope, type Credentials } from './scope.js';
 import { Topic, TopicStream } from './topic.js';
 import { WEBHOOK_STATE_FIELDS, type WebhookJobEvent } from './webhook-events.js';
 import { isAccessFailure, isRevoked, jobsTopic, notVisible, pollTopic, type Revoked, revoked, revokedError } from './channels.js';
-import { type LogChunk, LogWatch, type LogWatchRequest } from './job-log.js';
+import { LOG_READ_BYTES_PER_SECOND, type LogChunk, LogWatch, type LogWatchRequest } from './job-log.js';
 import { type ListPollSpec, ListTopic } from './list-poll.js';
 import { PipelineTopic, type PipelineWatch } from './pipeline-topic.js';
 
@@ -44,6 +44,8 @@ export interface SubscriptionHubOptions {
   bus: EventBus;
   pollIntervalMs: number;
   pollMaxIntervalMs: number;
+  /** Bytes a live job log may read per second from a server that sends the whole log each time; 0 = no bound. Default 1 MiB. */
+  logReadBytesPerSecond?: number;
   /** How long after a webhook for a project its pollers stay idle. Default 10 minutes. */
   webhookQuietMs?: number;
   /** While webhooks keep a poller idle, how often it still checks that its credentials may read the project. Default 60 s. */
@@ -135,11 +137,14 @@ export class SubscriptionHub {
   /** Reads shared by the subscribers of one scope for one webhook event; dropped once settled. */
   private readonly eventReads = new Map<string, Promise<JobRecord[] | null>>();
   private readonly quietMs: number;
+  /** What one live job log may read per second (LOG_READ_BYTES_PER_SECOND). */
+  readonly logReadBytesPerSecond: number;
   /** Live job logs by job and credential scope. */
   private readonly logWatches = new Map<string, LogWatch>();
 
   constructor(private readonly options: SubscriptionHubOptions) {
     this.quietMs = options.webhookQuietMs ?? DEFAULT_WEBHOOK_QUIET_MS;
+    this.logReadBytesPerSecond = options.logReadBytesPerSecond ?? LOG_READ_BYTES_PER_SECOND;
     this.pollers = new PollerRegistry({
       intervalMs: options.pollIntervalMs,
       maxIntervalMs: options.pollMaxIntervalMs,

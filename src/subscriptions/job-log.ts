@@ -32,7 +32,7 @@ import type { Credentials } from './scope.js';
 
 /** Largest chunk handed to a subscriber, in bytes: a read of 100 MB goes out in pieces this size. */
 export const LOG_CHUNK_BYTES = 64 * 1024;
-/** Bytes a watch may read per second from a server that sends the whole log each time: 1 MiB, so a 10 MB log is read at most every 10 s. */
+/** Bytes a watch may read per second from a server that sends the whole log each time, by default (LOG_READ_BYTES_PER_SECOND): 1 MiB, so a 10 MB log is read at most every 10 s. */
 export const LOG_READ_BYTES_PER_SECOND = 1024 * 1024;
 /** Chunks a subscriber may fall behind by before its stream ends with an error. */
 const MAX_QUEUED_CHUNKS = 512;
@@ -57,6 +57,8 @@ export interface LogWatchRequest {
 /** What a log watch needs of the hub. */
 export interface LogHubView {
   readonly pollers: PollerRegistry;
+  /** Bytes a watch may read per second from a server that sends the whole log; 0 = no bound. */
+  readonly logReadBytesPerSecond: number;
   scopeClient(credentials: Credentials): GitlabClient;
 }
 
@@ -268,7 +270,8 @@ export class LogWatch implements PollTask {
 
   /** The least time between two reads: a whole-log read (the server ignores Range) may cost at most LOG_READ_BYTES_PER_SECOND. */
   minIntervalMs(): number {
-    return this.seen.size === undefined ? 0 : Math.ceil((this.seen.size / LOG_READ_BYTES_PER_SECOND) * 1000);
+    const budget = this.hub.logReadBytesPerSecond;
+    return this.seen.size === undefined || budget === 0 ? 0 : Math.ceil((this.seen.size / budget) * 1000);
   }
 
   async poll(): Promise<PollOutcome> {

@@ -70,7 +70,8 @@ class Poller {
     private readonly lease: Lease | null,
   ) {
     this.interval = options.intervalMs;
-    this.schedule(options.intervalMs);
+    // A task that has just read (a job log's first whole read) may ask for more than the interval already.
+    this.schedule(Math.max(options.intervalMs, task.minIntervalMs?.() ?? 0));
   }
 
   /** Whether this process may poll now: always without a lease, else when it holds (or just took) the lease. */
@@ -100,7 +101,9 @@ class Poller {
   /** A new subscriber: poll at the base pace again (not at once: its own first read is fresh). */
   nudge(): void {
     this.interval = this.options.intervalMs;
-    if (this.timer && this.dueAt - Date.now() > this.interval && Date.now() >= this.heldUntil) this.schedule(this.interval);
+    // Never sooner than the task's own cost allows: a new subscriber of a big job log does not buy an extra whole read.
+    const least = Math.max(this.interval, this.task.minIntervalMs?.() ?? 0);
+    if (this.timer && this.dueAt - Date.now() > least && Date.now() >= this.heldUntil) this.schedule(least);
   }
 
   stop(): void {

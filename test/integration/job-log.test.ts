@@ -7,6 +7,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { STEP_MS } from '../../src/sandbox/gitlab/server.js';
+import { credentialScope } from '../../src/subscriptions/scope.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { expectAllReleased, type Reader, type Result, sseSubscribe, wsClient, wsSubscribe } from '../helpers/subscriptions.js';
 
@@ -77,6 +78,29 @@ describe('jobLogAppended', () => {
     const next = chunk(await sub.next());
     expect(next.offset).toBe(Buffer.byteLength(first.raw));
     await sub.stop();
+  });
+
+  it('reads a whole log no more often than LOG_READ_BYTES_PER_SECOND allows, and as often as it likes at 0', async () => {
+    const key = `log:${credentialScope({ 'private-token': 'demo-token' })}|1|1013`;
+    const trace = '/api/v4/projects/1/jobs/1013/trace';
+    t = await createTestApp({ sandbox: { clock: 'manual' }, env: { POLL_INTERVAL_MS: '20', POLL_MAX_INTERVAL_MS: '40', LOG_READ_BYTES_PER_SECOND: '100' } });
+    const sub = sseSubscribe(t, WATCH, { projectId: '1', jobId: '1013' });
+    const size = Buffer.byteLength(chunk(await sub.next()).raw);
+    // Once the watch has read the whole log, its next read waits until that many bytes fit 100 a second.
+    await vi.waitFor(() => expect(t.app.hub.pollers.dueIn(key)).toBeGreaterThan(40));
+    const due = t.app.hub.pollers.dueIn(key) ?? 0;
+    expect(due).toBeLessThanOrEqual(Math.ceil((size / 100) * 1000));
+    expect(due).toBeGreaterThan(Math.ceil((size / 100) * 1000) - 5_000);
+    expect(t.calls({ path: trace }).filter((c) => c.headers['if-none-match'])).toHaveLength(0);
+    await sub.stop();
+    await expectAllReleased(t);
+    await t.close();
+    t = await createTestApp({ sandbox: { clock: 'manual' }, env: { POLL_INTERVAL_MS: '20', POLL_MAX_INTERVAL_MS: '40', LOG_READ_BYTES_PER_SECOND: '0' } });
+    const unbounded = sseSubscribe(t, WATCH, { projectId: '1', jobId: '1013' });
+    await unbounded.next();
+    // No bound: the quiet log is asked for again at the poll interval.
+    await vi.waitFor(() => expect(t.calls({ path: trace }).filter((c) => c.headers['if-none-match']).length).toBeGreaterThanOrEqual(3), { timeout: 10_000 });
+    await unbounded.stop();
   });
 
   it('streams a running log chunk by chunk to its end over SSE, with whole reads as GitLab serves them', async () => {
@@ -166,6 +190,24 @@ describe('jobLogAppended', () => {
     expect(first).toMatchObject({ jobRestId: newId, offset: 0 });
     expect(first.text).toContain('Running with gitlab-runner');
     await again.stop();
+  });
+
+  it('ends a stream with the old job and its final state when the job is retried while watched', async () => {
+    t = await createTestApp({ sandbox: { clock: 'manual' }, env: { POLL_INTERVAL_MS: '20', POLL_MAX_INTERVAL_MS: '40' } });
+    const sub = sseSubscribe(t, WATCH, { projectId: '1', jobId: '1013' });
+    const first = chunk(await sub.next());
+    // Canceled and retried at once, before the watch reads again: the retry is a new job, with a log of its own.
+    await t.gql('mutation { jobCancel(input: { id: "gid://duograph/Job/1/1013" }) { errors { message } } }');
+    const retried = await t.gql<{ jobRetry: { job: { restId: number } } }>(
+      'mutation { jobRetry(input: { id: "gid://duograph/Job/1/1013" }) { job { restId } } }',
+    );
+    expect(retried.data?.jobRetry.job.restId).not.toBe(1013);
+    const rest = await readToEnd(sub, () => t.sandbox.advance(STEP_MS), first.offset + Buffer.byteLength(first.raw));
+    const all = [first, ...rest];
+    expect(all.every((c) => c.jobRestId === 1013)).toBe(true);
+    expect(rest.at(-1)).toMatchObject({ complete: true, status: 'CANCELED' });
+    expect(all.map((c) => c.raw).join('')).toBe(await fullLog(t, 1013));
+    expect(await sub.completes()).toBe(true);
   });
 
   it('starts with the last lines when asked, at their offset, then goes on', async () => {
