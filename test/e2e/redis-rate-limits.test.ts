@@ -1,11 +1,15 @@
 /**
- * GitLab's rate limit seen by one instance holds back the others: two
- * gateway processes on a real redis-server, in front of a sandbox GitLab
- * that allows one call a minute per user (its window on the test's manual
- * clock). Skipped (with a message) when redis-server is not installed,
- * except under CI, where it fails instead.
+ * GitLab's limits across a fleet, with gateway processes on a real
+ * redis-server:
+ * - a 429 seen by one instance holds back the others (two gateways, a
+ *   sandbox GitLab allowing one call a minute per user on a manual clock);
+ * - three gateways share one budget of 600 calls a minute per user under a
+ *   load that would spend 2,000, and GitLab never has to refuse a call.
+ * Skipped (with a message) when redis-server is not installed, except
+ * under CI, where it fails instead.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createClient as createSseClient } from 'graphql-sse';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startRedis, waitForOutput } from '../helpers/processes.js';
 import { startGitlabSandbox, type GitlabSandbox } from '../../src/sandbox/gitlab/server.js';
@@ -31,19 +35,32 @@ async function stop(child: ChildProcess | undefined): Promise<void> {
   await exited;
 }
 
-async function startGateway(gitlabUrl: string, redisUrl: string): Promise<Gateway> {
+async function startGateway(gitlabUrl: string, redisUrl: string, env: Record<string, string> = {}): Promise<Gateway> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--port', '0', '--host', '127.0.0.1'], {
-    env: { ...process.env, GITLAB_URL: gitlabUrl, REDIS_URL: redisUrl, CACHE_MAX_AGE_MS: '0', POLL_INTERVAL_MS: '600000', POLL_MAX_INTERVAL_MS: '600000' },
+    env: {
+      ...process.env,
+      GITLAB_URL: gitlabUrl,
+      REDIS_URL: redisUrl,
+      CACHE_MAX_AGE_MS: '0',
+      POLL_INTERVAL_MS: '600000',
+      POLL_MAX_INTERVAL_MS: '600000',
+      ...env,
+    },
   });
   const match = await waitForOutput(child, /GraphiQL at (\S+)/, 'gateway');
   return { child, url: match[1] ?? '' };
 }
 
-async function gql(gateway: Gateway, token: string): Promise<{ data?: unknown; errors?: { message: string; extensions?: Record<string, unknown> }[] }> {
+interface Answer {
+  data?: unknown;
+  errors?: { message: string; extensions?: Record<string, unknown> }[];
+}
+
+async function gql(gateway: Gateway, token: string, query = CORE): Promise<Answer> {
   const response = await fetch(gateway.url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'private-token': token },
-    body: JSON.stringify({ query: CORE }),
+    body: JSON.stringify({ query }),
   });
   return (await response.json()) as { data?: unknown; errors?: { message: string; extensions?: Record<string, unknown> }[] };
 }
@@ -87,4 +104,132 @@ describe.skipIf(!hasRedis)("GitLab's rate limit across two instances on one Redi
     expect(await gql(b, 'alice-token')).toEqual({ data: { project: { name: 'Core' } } });
     expect(calls()).toBe(3);
   });
+});
+
+/** The gateway's count of GitLab answers with this status. */
+async function upstreamAnswers(gateway: Gateway, status: number): Promise<number> {
+  const text = await (await fetch(new URL('/metrics', gateway.url))).text();
+  const lines = text.split('\n').filter((line) => line.startsWith('duograph_upstream_requests_total{') && line.includes(`status="${status}"`));
+  return lines.reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+}
+
+describe.skipIf(!hasRedis)('one budget of 600 calls a minute per user for three instances on one Redis', () => {
+  let redis: ChildProcess | undefined;
+  let sandbox: GitlabSandbox;
+  let gateways: Gateway[] = [];
+
+  beforeAll(async () => {
+    const started = await startRedis();
+    redis = started.child;
+    // GitLab's own throttle, in real epoch minutes as Rack::Attack counts them.
+    sandbox = await startGitlabSandbox({ rateLimitPerMinute: 600 });
+    const env = { GITLAB_RATE_LIMIT_PER_MINUTE: '600', RATE_LIMIT_RESERVE: '0.2', POLL_INTERVAL_MS: '100', POLL_MAX_INTERVAL_MS: '200' };
+    gateways = await Promise.all([0, 1, 2].map(() => startGateway(sandbox.url, started.url, env)));
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all(gateways.map((g) => stop(g.child)));
+    await sandbox?.close();
+    await stop(redis);
+  });
+
+  it('lets pollers yield first, then callers spend the rest and fail fast, with no 429 from GitLab and no effect on another user', async () => {
+    // The whole load falls in one of GitLab's minutes: start one afresh when less than 25 s of this one are left.
+    const left = 60_000 - (Date.now() % 60_000);
+    if (left < 25_000) await new Promise((resolve) => setTimeout(resolve, left + 200));
+    const demoCalls = () => sandbox.requests.filter((r) => r.headers['private-token'] === 'demo-token');
+    const isPoll = (path: string) => path.endsWith('/jobs');
+    // Background work: demo watches the jobs of three projects, one shared poller each across the fleet.
+    const watchers = ['1', '5', '7'].map((projectId, i) => {
+      const client = createSseClient({ url: gateways[i]?.url ?? '', headers: { 'private-token': 'demo-token' }, retryAttempts: 0 });
+      const events = client.iterate({ query: 'subscription ($p: ID!) { jobStatusUpdated(projectId: $p) { restId status } }', variables: { p: projectId } });
+      void (async () => {
+        for await (const _ of events) {
+          /* the events themselves do not matter here, only what their polls cost */
+        }
+      })().catch(() => undefined);
+      return client;
+    });
+    await vi.waitFor(() => expect(demoCalls().filter((r) => isPoll(r.path)).length).toBeGreaterThan(30), { timeout: 20_000 });
+    // Then 2,000 queries of one call each (all different: no two share a call), spread over the three instances, 24 at a time.
+    const answers: Answer[] = [];
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 24 }, async () => {
+        while (next < 2_000) {
+          const n = next++;
+          answers.push(await gql(gateways[n % 3] as Gateway, 'demo-token', `{ projects(search: "load-${n}", first: 1) { nodes { name } } }`));
+        }
+      }),
+    );
+    for (const client of watchers) client.dispose();
+
+    // GitLab never had to refuse a call: the fleet sent at most 600 of demo's in the minute.
+    expect((await Promise.all(gateways.map((g) => upstreamAnswers(g, 429)))).reduce((a, b) => a + b, 0)).toBe(0);
+    const calls = demoCalls();
+    expect(calls.length).toBeLessThanOrEqual(600);
+    // Callers spent what the pollers left, then failed fast with the seconds to the minute's end.
+    const served = answers.filter((a) => a.errors === undefined);
+    const refused = answers.filter((a) => a.errors !== undefined);
+    expect(served.length + refused.length).toBe(2_000);
+    expect(calls.length).toBeGreaterThanOrEqual(590);
+    for (const answer of refused) {
+      expect(answer.errors?.[0]?.extensions).toMatchObject({ code: 'UPSTREAM_RATE_LIMITED' });
+      const seconds = (answer.errors?.[0]?.extensions?.upstream as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds ?? 0;
+      expect(seconds).toBeGreaterThanOrEqual(1);
+      expect(seconds).toBeLessThanOrEqual(60);
+    }
+    // Pollers yielded first: none of their calls came once 80% of the budget (480) was spent, give or take the calls in flight.
+    const lastPoll = calls.findLastIndex((r) => isPoll(r.path));
+    expect(lastPoll).toBeGreaterThan(0);
+    expect(lastPoll).toBeLessThan(480 + 24);
+    expect(calls.slice(lastPoll + 1).filter((r) => !isPoll(r.path)).length).toBeGreaterThanOrEqual(90);
+    // Another user's budget is whole, on every instance.
+    for (const gateway of gateways) expect(await gql(gateway, 'alice-token')).toEqual({ data: { project: { name: 'Core' } } });
+  }, 120_000);
+});
+
+describe.skipIf(!hasRedis)('one inbound allowance per caller for two instances on one Redis', () => {
+  let redis: ChildProcess | undefined;
+  let sandbox: GitlabSandbox;
+  let gateways: Gateway[] = [];
+
+  beforeAll(async () => {
+    const started = await startRedis();
+    redis = started.child;
+    sandbox = await startGitlabSandbox({});
+    gateways = await Promise.all([0, 1].map(() => startGateway(sandbox.url, started.url, { INBOUND_CALLS_PER_MINUTE: '6' })));
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all(gateways.map((g) => stop(g.child)));
+    await sandbox?.close();
+    await stop(redis);
+  });
+
+  it('charges a caller on one instance what it spent on the other, and no other caller', async () => {
+    const [a, b] = gateways as [Gateway, Gateway];
+    // The allowance is per minute: start one afresh when less than 20 s of this one are left.
+    const left = 60_000 - (Date.now() % 60_000);
+    if (left < 20_000) await new Promise((resolve) => setTimeout(resolve, left + 200));
+    for (const id of [1, 2, 3]) expect((await gql(a, 'demo-token', `{ project(id: "${id}") { name } }`)).errors).toBeUndefined();
+    // The charge is counted after the answer: B sees it once Redis has it.
+    await vi.waitFor(async () => {
+      const response = await fetch(b.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'private-token': 'demo-token' },
+        body: JSON.stringify({
+          query: '{ a: project(id: "5") { name } b: project(id: "6") { name } c: project(id: "7") { name } d: project(id: "8") { name } }',
+        }),
+      });
+      expect(response.status).toBe(429);
+      expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+      const body = (await response.json()) as Answer;
+      expect(body.errors?.[0]?.extensions).toMatchObject({ code: 'RATE_LIMITED' });
+      expect(body.errors?.[0]?.message).toMatch(/has 3 left/);
+    });
+    for (const id of [5, 6, 7]) expect((await gql(b, 'demo-token', `{ project(id: "${id}") { name } }`)).errors).toBeUndefined();
+    await vi.waitFor(async () => expect((await gql(a, 'demo-token', '{ project(id: "8") { name } }')).errors?.[0]?.extensions?.code).toBe('RATE_LIMITED'));
+    expect((await gql(a, 'alice-token', '{ project(id: "8") { name } }')).errors).toBeUndefined();
+  }, 90_000);
 });
