@@ -2,12 +2,24 @@
  * Global ids as DESIGN.md fixes them: `gid://duograph/<Type>/<id>`, where a
  * job's id is `<projectId>/<jobId>` because every job path needs its project.
  */
-import { InputError } from '../errors.js';
+import { InputError, UpstreamError } from '../errors.js';
 
 const PREFIX = 'gid://duograph/';
+/** What a missing or malformed upstream id turns into as text: never an id. */
+const NOT_AN_ID = /(^|\/)(undefined|null|NaN|\[object Object\]|)(\/|$)/;
 
+/** The global id of a record; a record without a usable id (a malformed upstream item) is the upstream's error, never a node. */
 export function encodeGlobalId(typename: string, id: string | number | bigint): string {
-  return `${PREFIX}${typename}/${String(id)}`;
+  const local = String(id);
+  if (NOT_AN_ID.test(local)) {
+    throw new UpstreamError(`The upstream sent a ${typename} without a usable id.`, 'UPSTREAM_ERROR', {
+      name: 'upstream',
+      status: 200,
+      method: 'GET',
+      path: '',
+    });
+  }
+  return `${PREFIX}${typename}/${local}`;
 }
 
 /** Splits a global id; throws InputError for anything that is not one. */

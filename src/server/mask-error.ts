@@ -9,6 +9,8 @@ import { InputError, UpstreamError } from '../errors.js';
 
 /** What graphql-js and the gateway's scalars say when a value does not serialize. */
 const SERIALIZATION = /cannot represent|is not a timestamp/i;
+/** What graphql-js and graphql-jit say when a resolver gives null for a non-null field: here, an upstream that left out a value. */
+const MISSING = /^Cannot return null for non-nullable field/;
 
 export function maskError(error: unknown, message: string): Error {
   const located = error instanceof GraphQLError ? error : null;
@@ -20,9 +22,16 @@ export function maskError(error: unknown, message: string): Error {
       extensions: { code: original.code, upstream: { ...original.upstream } },
     });
   }
+  // graphql-jit's own errors carry no extensions at all: read them as graphql-js's, which carry an empty object.
+  const ownError = original instanceof GraphQLError && located?.path && original.extensions?.code === undefined;
   // graphql-js prints the value a scalar refuses ("String cannot represent value: { token: ... }"): never pass it on.
-  if (original instanceof GraphQLError && located?.path && original.extensions.code === undefined && SERIALIZATION.test(original.message)) {
+  if (ownError && SERIALIZATION.test(original.message)) {
     return createGraphQLError("This field's value has the wrong type and cannot be shown.", { ...where, extensions: { code: 'UPSTREAM_ERROR' } });
+  }
+  // graphql-js throws it as a plain Error, graphql-jit as a GraphQLError.
+  const executorError = ownError || (located?.path && original instanceof Error && original.constructor === Error);
+  if (executorError && MISSING.test(original.message)) {
+    return createGraphQLError('The upstream sent no value where one is always expected.', { ...where, extensions: { code: 'UPSTREAM_ERROR' } });
   }
   if (original instanceof InputError) {
     return createGraphQLError(original.message, {

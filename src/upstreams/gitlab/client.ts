@@ -144,7 +144,23 @@ function toPage<T>(response: UpstreamResponse<T[]>): Page<T> {
   const total = totalHeader !== undefined && /^\d+$/.test(totalHeader) ? Number(totalHeader) : null;
   const next = response.headers['x-next-page'];
   const hasNext = next !== undefined ? next.trim() !== '' : /rel="next"/.test(response.headers.link ?? '');
-  return { items: Array.isArray(response.body) ? response.body : [], total, hasNext };
+  return { items: listItems(response), total, hasNext };
+}
+
+/**
+ * The records of a list answer. Anything but a list (an object where a list
+ * belongs), or an item that is not a record with an id, is GitLab's error:
+ * it fails the list's field, never an empty page or a node without an id.
+ */
+function listItems<T>(response: UpstreamResponse<T[]>): T[] {
+  const where = { name: 'gitlab', status: response.status, method: 'GET', path: '' };
+  if (!Array.isArray(response.body)) throw new UpstreamError('GitLab sent something other than a list where a list belongs.', 'UPSTREAM_ERROR', where);
+  const bad = response.body.findIndex((item: unknown) => {
+    const id = typeof item === 'object' && item !== null && !Array.isArray(item) ? (item as { id?: unknown }).id : undefined;
+    return !(typeof id === 'number' || (typeof id === 'string' && id !== ''));
+  });
+  if (bad >= 0) throw new UpstreamError(`GitLab sent item ${bad + 1} of a list that is not a record with an id.`, 'UPSTREAM_ERROR', where);
+  return response.body;
 }
 
 /** Cuts each record of a list to `fields` and its id; anything but a list of records (an error body) passes as it is. */
