@@ -9,6 +9,7 @@
  * every request, traced or not.
  */
 import { randomUUID } from 'node:crypto';
+import { scrubText } from './scrub.js';
 
 export interface RequestScope {
   /** The caller's valid `X-Request-Id`, else a new UUID. */
@@ -80,7 +81,8 @@ function first(header: string | readonly string[] | undefined | null): string | 
 /** The scope of a request with these headers: its id (the caller's when valid), its valid trace context. */
 export function requestScopeFrom(headers: Readonly<Record<string, string | readonly string[] | undefined>>): RequestScope {
   const given = first(headers['x-request-id'])?.trim();
-  const requestId = given && VALID_ID.test(given) ? given : randomUUID();
+  // An id shaped like a credential (`glpat-…` passes VALID_ID) is replaced, not echoed, forwarded, logged or traced.
+  const requestId = given && VALID_ID.test(given) && scrubText(given) === given ? given : randomUUID();
   const cacheMaxAgeMs = requestedMaxAgeMs(first(headers['cache-control']));
   const scope: { -readonly [K in keyof RequestScope]: RequestScope[K] } = cacheMaxAgeMs === undefined ? { requestId } : { requestId, cacheMaxAgeMs };
   const traceparent = first(headers.traceparent)?.trim().toLowerCase();
@@ -94,5 +96,5 @@ export function requestScopeFrom(headers: Readonly<Record<string, string | reado
 /** A response header value an upstream sent as its request id, if it looks like one: never echoed unchecked into a log. */
 export function upstreamRequestId(value: string | undefined): string | undefined {
   const id = value?.trim();
-  return id && VALID_ID.test(id) ? id : undefined;
+  return id && VALID_ID.test(id) ? scrubText(id) : undefined;
 }

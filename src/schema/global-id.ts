@@ -6,7 +6,7 @@ import { InputError, UpstreamError } from '../errors.js';
 
 const PREFIX = 'gid://duograph/';
 /** What a missing or malformed upstream id turns into as text: never an id. */
-const NOT_AN_ID = /(^|\/)(undefined|null|NaN|\[object Object\]|)(\/|$)/;
+const NOT_AN_ID = /^$|(^|\/)(undefined|null|NaN|\[object Object\])(\/|$)/;
 
 /** The global id of a record; a record without a usable id (a malformed upstream item) is the upstream's error, never a node. */
 export function encodeGlobalId(typename: string, id: string | number | bigint): string {

@@ -44,6 +44,7 @@ import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { ConfigError, type TracingConfig } from '../config.js';
 import type { RequestScope } from '../request-scope.js';
 import type { UpstreamOutcome, UpstreamSpan, UpstreamSpanCall, UpstreamTracer } from '../upstreams/http.js';
+import { scrubText } from '../scrub.js';
 import { costOf } from './limits.js';
 import { requestSecrets } from './metrics.js';
 
@@ -192,8 +193,8 @@ class OtelTracing implements Tracing {
       const type = operation?.operation ?? 'unknown';
       const name = safeName(args.operationName ?? operation?.name?.value, request);
       const span = tracer.startSpan(
-        name ? `${type} ${name}` : type,
-        { attributes: { 'graphql.operation.type': type, ...(name ? { 'graphql.operation.name': name } : {}) } },
+        name ? `${type} ${scrubText(name)}` : type,
+        { attributes: { 'graphql.operation.type': type, ...(name ? { 'graphql.operation.name': scrubText(name) } : {}) } },
         parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT,
       );
       // The operation's upstream calls start under it.
@@ -245,11 +246,11 @@ class OtelTracing implements Tracing {
               onNext({ result: event }) {
                 events++;
                 const span = tracer.startSpan(
-                  `${op.type} ${op.name ?? ''} event`.replace('  ', ' '),
+                  `${op.type} ${scrubText(op.name ?? '')} event`.replace('  ', ' '),
                   {
                     attributes: {
                       'graphql.operation.type': op.type,
-                      ...(op.name ? { 'graphql.operation.name': op.name } : {}),
+                      ...(op.name ? { 'graphql.operation.name': scrubText(op.name) } : {}),
                       'duograph.event.index': events,
                     },
                   },

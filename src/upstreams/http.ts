@@ -276,9 +276,46 @@ export function upstreamMessage(body: unknown): string | null {
       return `${text.slice(0, 240)} The token needs the ${record.scope.slice(0, 40)} scope.`;
     }
     if (typeof text === 'string') return text.slice(0, 300);
-    if (text && typeof text === 'object') return JSON.stringify(text).slice(0, 300);
+    if (text && typeof text === 'object') return shortJson(text, 300);
   }
   return null;
+}
+
+/**
+ * JSON of `value` cut at `max` characters, read no deeper than it needs: a
+ * body nesting 50,000 levels is as short to print as any other (JSON.stringify
+ * would recurse through all of it and throw RangeError).
+ */
+export function shortJson(value: unknown, max: number): string {
+  let out = '';
+  const write = (item: unknown, depth: number): void => {
+    if (out.length >= max) return;
+    if (depth > 8) {
+      out += '…';
+      return;
+    }
+    if (Array.isArray(item)) {
+      out += '[';
+      item.some((element, i) => {
+        if (i > 0) out += ',';
+        write(element, depth + 1);
+        return out.length >= max;
+      });
+      out += ']';
+    } else if (item && typeof item === 'object') {
+      out += '{';
+      Object.entries(item).some(([key, element], i) => {
+        out += `${i > 0 ? ',' : ''}${JSON.stringify(key)}:`;
+        write(element, depth + 1);
+        return out.length >= max;
+      });
+      out += '}';
+    } else {
+      out += JSON.stringify(item) ?? 'null';
+    }
+  };
+  write(value, 0);
+  return out.slice(0, max);
 }
 
 /** Maps an error thrown by undici (or an abort) to the closed code set. */

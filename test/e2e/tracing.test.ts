@@ -283,6 +283,33 @@ describe('OpenTelemetry traces over OTLP/HTTP (protobuf)', () => {
     expect(readFileSync(gateway.logFile, 'utf8')).not.toContain(COLLECTOR_KEY);
   });
 
+  it('scrubs what the caller and GitLab name in spans: a token-shaped request id is replaced, operation names and GitLab request ids scrubbed', async () => {
+    const caller = traceparent();
+    const givenId = 'glpat-REQUESTID0123456789abcdef';
+    const gitlabId = 'glpat-UPSTREAMID0123456789abcdef';
+    const name = `Q${'aB3xY7'.repeat(8)}`;
+    gitlab.addFault({
+      path: '/api/v4/projects/5',
+      status: 200,
+      body: JSON.stringify({ id: 5, name: 'Website' }),
+      headers: { 'X-Request-Id': gitlabId },
+      times: 1,
+    });
+    const response = await fetch(gateway.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'private-token': 'demo-token', traceparent: caller.header, 'x-request-id': givenId },
+      body: JSON.stringify({ query: `query ${name} { project(id: "5") { name } }` }),
+    });
+    expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(((await response.json()) as { data?: unknown }).data).toEqual({ project: { name: 'Website' } });
+    const spans = await traceOf(caller.traceId);
+    expect(spans.some((s) => s.name === 'query [Redacted]')).toBe(true);
+    expect(spans.some((s) => s.attributes['duograph.upstream.request_id'] === '[Redacted]')).toBe(true);
+    const exported = receiver.exports.map((e) => e.raw).join('\n');
+    for (const secret of [givenId, gitlabId, name]) expect(exported).not.toContain(secret);
+    expect(gitlab.requests.some((r) => r.headers['x-request-id'] === givenId)).toBe(false);
+  });
+
   it('leaves probes and scrapes untraced', async () => {
     const before = receiver.spans.length;
     await fetch(new URL('/healthz', gateway.url));

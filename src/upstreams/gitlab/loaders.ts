@@ -4,6 +4,7 @@
  * key is fetched twice in one request, and that project list results prime them.
  * Created once per GraphQL request: never shared across requests or callers.
  */
+import { eachSettled } from '../batch.js';
 import DataLoader from 'dataloader';
 import type { GitlabClient, ProjectReadOptions } from './client.js';
 import type { CommitRecord, JobRecord, PipelineRecord, LanguagesRecord, ProjectRecord } from './records.js';
@@ -26,7 +27,7 @@ export class GitlabLoaders {
   constructor(readonly client: GitlabClient) {
     this.projects = new DataLoader(
       (keys) =>
-        Promise.all(
+        eachSettled(
           keys.map(async (key) => {
             const options: ProjectReadOptions = { statistics: key[0] === 's', license: key[1] === 'l' };
             const record = await client.getProject(key.slice(3), options);
@@ -37,9 +38,9 @@ export class GitlabLoaders {
         ),
       { maxBatchSize: 100 },
     );
-    this.languageLoader = new DataLoader((ids) => Promise.all(ids.map((id) => client.getLanguages(id))));
+    this.languageLoader = new DataLoader((ids) => eachSettled(ids.map((id) => client.getLanguages(id))));
     this.jobLoader = new DataLoader((keys) =>
-      Promise.all(
+      eachSettled(
         keys.map((key) => {
           const [projectId, jobId] = key.split('/').map(Number);
           return client.getJob(projectId ?? 0, jobId ?? 0);
@@ -47,7 +48,7 @@ export class GitlabLoaders {
       ),
     );
     this.commitLoader = new DataLoader((keys) =>
-      Promise.all(
+      eachSettled(
         keys.map((key) => {
           const slash = key.indexOf('/');
           return client.getCommit(Number(key.slice(0, slash)), key.slice(slash + 1));
@@ -55,7 +56,7 @@ export class GitlabLoaders {
       ),
     );
     this.pipelineLoader = new DataLoader((keys) =>
-      Promise.all(
+      eachSettled(
         keys.map((key) => {
           const [projectId, pipelineId] = key.split('/').map(Number);
           return client.getPipeline(projectId ?? 0, pipelineId ?? 0);

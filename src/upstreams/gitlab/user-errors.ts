@@ -7,6 +7,7 @@
  * 422, 405 and 412. Anything else is not a user error and returns null.
  */
 import { UpstreamError } from '../../errors.js';
+import { scrubText } from '../../scrub.js';
 import { upstreamMessage } from '../http.js';
 
 export type UserErrorCode = 'INVALID' | 'MISSING' | 'TAKEN' | 'CONFLICT' | 'FORBIDDEN' | 'NOT_ALLOWED' | 'PRECONDITION_FAILED';
@@ -27,7 +28,11 @@ function paramOf(key: string): string {
   return key.slice(key.lastIndexOf('.') + 1);
 }
 
-function fromValidationMap(map: Record<string, unknown>, path: string[]): UserErrorRecord[] {
+/** How deep a validation map is read (GitLab nests one level per embedded entity), and how many errors one answer may give. */
+const MAX_DEPTH = 8;
+const MAX_ERRORS = 50;
+
+function fromValidationMap(map: Record<string, unknown>, path: string[], depth = 0): UserErrorRecord[] {
   const errors: UserErrorRecord[] = [];
   const seen = new Set<string>();
   const push = (error: UserErrorRecord) => {
@@ -44,8 +49,8 @@ function fromValidationMap(map: Record<string, unknown>, path: string[]): UserEr
         const prefix = key === 'base' ? '' : `${key} `;
         push({ message: `${prefix}${message}`, field, code: /already been taken|already exists/i.test(message) ? 'TAKEN' : 'INVALID' });
       }
-    } else if (value && typeof value === 'object') {
-      for (const error of fromValidationMap(value as Record<string, unknown>, field)) push(error);
+    } else if (value && typeof value === 'object' && depth < MAX_DEPTH) {
+      for (const error of fromValidationMap(value as Record<string, unknown>, field, depth + 1)) push(error);
     } else if (typeof value === 'string') {
       push({ message: `${key} ${value}`, field, code: 'INVALID' });
     }
@@ -65,7 +70,10 @@ function grapeFields(text: string): string[] {
 function fromBadRequest(body: unknown): UserErrorRecord[] {
   const record = body && typeof body === 'object' ? (body as Record<string, unknown>) : {};
   if (record.message && typeof record.message === 'object' && !Array.isArray(record.message)) {
-    return fromValidationMap(record.message as Record<string, unknown>, []);
+    const errors = fromValidationMap(record.message as Record<string, unknown>, []);
+    // A map holding no message GitLab would write (nested past reason): say it short, as it came.
+    if (errors.length > 0) return errors;
+    return [{ message: upstreamMessage(body) ?? 'The request was rejected.', field: [], code: 'INVALID' }];
   }
   const text = upstreamMessage(body) ?? 'The request was rejected.';
   const notGiven = /"([^"]+)" not given/.exec(text);
@@ -84,8 +92,18 @@ const STATUS_CODES: Readonly<Record<number, UserErrorCode>> = {
   422: 'INVALID',
 };
 
-/** The user errors an upstream failure stands for, or null when it is not the caller's to fix. */
+/**
+ * The user errors an upstream failure stands for, or null when it is not the
+ * caller's to fix. GitLab's text goes to the caller scrubbed of anything
+ * credential-shaped, as the top-level error and the logs are, and capped.
+ */
 export function userErrorsOf(error: unknown): UserErrorRecord[] | null {
+  const errors = rawUserErrorsOf(error);
+  if (!errors) return null;
+  return errors.slice(0, MAX_ERRORS).map((e) => ({ ...e, message: scrubText(e.message.slice(0, 300)), field: e.field.map((f) => f.slice(0, 100)) }));
+}
+
+function rawUserErrorsOf(error: unknown): UserErrorRecord[] | null {
   if (!(error instanceof UpstreamError) || error.upstream.name !== 'gitlab') return null;
   const status = error.upstream.status;
   if (status === 400) return fromBadRequest(error.body);

@@ -5,6 +5,7 @@
  * (50 items by 3 authors cost at most 3 xchan lookups), that every lookup
  * asked in the same tick is issued together, and that lists prime lookups.
  */
+import { eachSettled } from '../batch.js';
 import DataLoader from 'dataloader';
 import { knownCreator, rememberCreator } from './creators.js';
 import { checkXchanValue, type HubzillaClient, type XchanKey } from './client.js';
@@ -58,11 +59,11 @@ export class ChannelLoaders {
       return byXchan;
     });
     // group_members takes one group per call: a batch is one call per distinct group, all sent at once.
-    this.groupMembers = new DataLoader((ids) => Promise.all(ids.map((id) => client.listGroupMembers(id))));
-    this.groupMembersByName = new DataLoader((names) => Promise.all(names.map((name) => client.listGroupMembersByName(name))));
-    this.allowedByConnection = new DataLoader((ids) => Promise.all(ids.map((id) => client.allowedPermissions({ abook_id: id }))));
+    this.groupMembers = new DataLoader((ids) => eachSettled(ids.map((id) => client.listGroupMembers(id))));
+    this.groupMembersByName = new DataLoader((names) => eachSettled(names.map((name) => client.listGroupMembersByName(name))));
+    this.allowedByConnection = new DataLoader((ids) => eachSettled(ids.map((id) => client.allowedPermissions({ abook_id: id }))));
     this.fileExports = new DataLoader((hashes) =>
-      Promise.all(
+      eachSettled(
         hashes.map(async (hash) => {
           const exported = await client.exportFile(hash);
           // Each row is the whole attach record, creator included: later lookups of them cost nothing.
@@ -75,10 +76,10 @@ export class ChannelLoaders {
       ),
     );
     this.threads = new DataLoader((keys) =>
-      Promise.all(keys.map((key) => client.getItemThread(key.startsWith('id:') ? { item_id: Number(key.slice(3)) } : { mid: key.slice(4) }))),
+      eachSettled(keys.map((key) => client.getItemThread(key.startsWith('id:') ? { item_id: Number(key.slice(3)) } : { mid: key.slice(4) }))),
     );
     this.files = new DataLoader((hashes) =>
-      Promise.all(
+      eachSettled(
         hashes.map(async (hash) => {
           const record = await client.getFile(hash);
           if (record?.creator) this.rememberCreator(record);
@@ -164,7 +165,7 @@ export class HubzillaLoaders {
   constructor(readonly client: HubzillaClient) {
     this.channelList = memo(() => client.listChannels());
     this.xchans = new DataLoader((keys) =>
-      Promise.all(
+      eachSettled(
         keys.map(async (key) => {
           const colon = key.indexOf(':');
           const record = await client.getXchan(key.slice(0, colon) as XchanKey, key.slice(colon + 1));
