@@ -93,9 +93,9 @@ describe('request id', () => {
     expect(lines.find((e) => (e as { code?: string }).code === code)).toMatchObject({ requestId: 'failing-field-1', msg: expect.stringMatching(/403/) });
   });
 
-  it('makes a new id when none comes, or when the one given is not a printable token of at most 128 characters', async () => {
+  it('makes a new id when none comes, when the one given is not a printable token of at most 128 characters, or when it is shaped like a credential', async () => {
     const ids: string[] = [];
-    for (const given of [undefined, 'has spaces in it', 'x'.repeat(129), 'quote"d', '']) {
+    for (const given of [undefined, 'has spaces in it', 'x'.repeat(129), 'quote"d', '', 'glpat-abcdefghij0123456789', 'Bearer.glpat-0123456789abcdefgh']) {
       t.resetCalls();
       const response = await t.gql('{ project(fullPath: "platform/core") { name } }', undefined, {
         headers: given === undefined ? {} : { 'x-request-id': given },
