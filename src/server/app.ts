@@ -38,6 +38,7 @@ import { handleHealth } from './health.js';
 import { createLogger, logRequest, QUIET_PATHS, requestFields, useRequestIdOnErrors, yogaLogger, type Logger } from './logger.js';
 import { Metrics } from './metrics.js';
 import { InFlightRequests } from './shutdown.js';
+import { useGetParameterChecks } from './get-params.js';
 import { limitPlugins, readBoundedBody } from './limits.js';
 import { useCompiledExecution } from './jit.js';
 import { maskError } from './mask-error.js';
@@ -232,6 +233,7 @@ export function buildApp(options: AppOptions): App {
       // Trusted documents first: a refused request costs nothing further.
       ...(persisted ? [persisted.plugin()] : []),
       useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'graphql-preflight', 'apollo-require-preflight'] }),
+      useGetParameterChecks(),
       // @defer and @stream: slow fields (traces, languages, forks' parents) arrive in later parts of a multipart response.
       useDeferStream(),
       useCompiledExecution(),

@@ -14,9 +14,11 @@ import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { createComplexityRule } from '@pothos/plugin-complexity';
 import { getOperationAST, type GraphQLError, validate, visit, type DocumentNode, type GraphQLSchema, type ValidationContext } from 'graphql';
 import { getVariableValues } from 'graphql/execution/values.js';
+import { InputError } from '../errors.js';
 import { createGraphQLError, finalAsyncIterator, isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Config } from '../config.js';
 import type { ConcurrencyLimiter } from '../upstreams/resilience.js';
+import { refuseOversized } from './oversize.js';
 
 type LimitConfig = Pick<Config, 'maxDepth' | 'maxAliases' | 'maxTokens' | 'maxDirectives' | 'maxCost' | 'fieldSuggestions'>;
 
@@ -72,6 +74,13 @@ function useLimitCodes(): Plugin {
       ({ result, replaceParseResult }) => {
         if (result instanceof Error && ARMOR_REFUSAL.test(result.message)) replaceParseResult(limitError(result as GraphQLError));
       },
+    // A document over a limit is refused for that, once: not also for each of its 100 unknown directives.
+    onValidate:
+      () =>
+      ({ result, setResult }) => {
+        const refusals = result.filter((error) => error.extensions?.code === 'OPERATION_LIMIT');
+        if (refusals.length > 0 && refusals.length < result.length) setResult(refusals);
+      },
   };
 }
 
@@ -125,16 +134,20 @@ export function checkCost(args: CostArgs, max: number): { cost: number; error: G
           if (result.complexity > max) {
             refusal = createGraphQLError(
               `The operation could cause up to ${result.complexity} upstream calls, more than the limit of ${max}: ask for smaller pages (first/last) or fewer nested lists.`,
-              { extensions: { code: 'BAD_USER_INPUT', cost: { estimated: result.complexity, limit: max } } },
+              // Refused before execution: 400, as the other limits (GraphQL over HTTP, application/graphql-response+json).
+              { extensions: { code: 'BAD_USER_INPUT', cost: { estimated: result.complexity, limit: max }, http: { status: 400 } } },
             );
             report(refusal);
           }
         },
       }),
     ]);
-  } catch {
-    // An operation whose cost cannot be estimated does not run.
-    refusal = createGraphQLError('The cost of the operation could not be estimated.', { extensions: { code: 'BAD_USER_INPUT' } });
+  } catch (error) {
+    // An operation whose cost cannot be estimated does not run; an argument the estimate could not read says what is wrong with it.
+    refusal =
+      error instanceof InputError
+        ? createGraphQLError(error.message, { extensions: { code: error.code, field: error.field, http: { status: 400 } } })
+        : createGraphQLError('The cost of the operation could not be estimated.', { extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } });
   }
   return { cost, error: refusal };
 }
@@ -249,27 +262,29 @@ export async function readBoundedBody(req: IncomingMessage, res: ServerResponse,
     refuseTooLarge(req, res, max);
     return false;
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of req as AsyncIterable<Buffer>) {
+  // Listeners, not `for await`: leaving that loop early destroys the request, and the client never reads the 413.
+  const body = await new Promise<Buffer | null>((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > max) {
-        refuseTooLarge(req, res, max);
-        return false;
-      }
-      chunks.push(chunk);
-    }
-  } catch {
+      if (size <= max) return void chunks.push(chunk);
+      req.off('data', onData);
+      req.off('end', onEnd);
+      refuseTooLarge(req, res, max);
+      resolve(null);
+    };
+    const onEnd = () => resolve(Buffer.concat(chunks));
+    req.on('data', onData);
+    req.once('end', onEnd);
     // The client went away mid-body: nothing to answer.
-    return false;
-  }
-  (req as IncomingMessage & { body?: Buffer }).body = Buffer.concat(chunks);
+    req.once('error', () => resolve(null));
+  });
+  if (!body) return false;
+  (req as IncomingMessage & { body?: Buffer }).body = body;
   return true;
 }
 
 function refuseTooLarge(req: IncomingMessage, res: ServerResponse, max: number): void {
-  const body = JSON.stringify({ errors: [{ message: `The request body is larger than ${max} bytes.`, extensions: { code: 'BAD_USER_INPUT' } }] });
-  res.writeHead(413, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
-  res.end(body, () => req.destroy());
+  refuseOversized(req, res, max, { errors: [{ message: `The request body is larger than ${max} bytes.`, extensions: { code: 'BAD_USER_INPUT' } }] });
 }

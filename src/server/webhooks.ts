@@ -19,6 +19,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SubscriptionHub } from '../subscriptions/hub.js';
 import { readWebhookEvent } from '../subscriptions/webhook-events.js';
 import type { AnswerCache } from '../upstreams/answer-cache.js';
+import { refuseOversized } from './oversize.js';
 
 export const GITLAB_WEBHOOK_PATH = '/webhooks/gitlab';
 
@@ -105,15 +106,12 @@ async function receive(req: IncomingMessage, res: ServerResponse, options: Webho
   }
   const declared = Number(header(req, 'content-length') ?? 0);
   if (declared > options.maxBytes) {
-    reply(res, 413, { error: `The body is larger than ${options.maxBytes} bytes.` }, { connection: 'close' });
-    req.destroy();
+    refuseOversized(req, res, options.maxBytes, { error: `The body is larger than ${options.maxBytes} bytes.` });
     return;
   }
   const body = await readBody(req, options.maxBytes);
   if (body === null) {
-    // Answer, then drop the connection rather than read the rest of an oversized body.
-    res.once('finish', () => req.destroy());
-    reply(res, 413, { error: `The body is larger than ${options.maxBytes} bytes.` }, { connection: 'close' });
+    refuseOversized(req, res, options.maxBytes, { error: `The body is larger than ${options.maxBytes} bytes.` });
     return;
   }
   let parsed: unknown;
