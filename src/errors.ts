@@ -33,6 +33,8 @@ export class UpstreamError extends Error {
   fastFail = false;
   /** Set when the caller hung up and the call was abandoned: nothing the upstream did, nothing to report. */
   cancelled = false;
+  /** Set when the answer's head came and its body broke off: a GET gets one more try. */
+  cutShort = false;
   constructor(
     message: string,
     readonly code: ErrorCode,

@@ -717,6 +717,7 @@ export class HttpClient {
     try {
       // Never a retry of a write: a POST that timed out may well have happened.
       const retries = request.method === 'GET' ? this.policy.retries : 0;
+      let cutRetried = false;
       for (let attempt = 0; ; attempt++) {
         let result: ReadResponse<T> | null = null;
         let failure: UpstreamError | null = null;
@@ -734,7 +735,12 @@ export class HttpClient {
           if (!(error instanceof UpstreamError)) throw error;
           failure = error;
         }
-        const retryable = failure ? failure.code === 'UPSTREAM_UNAVAILABLE' && !failure.fastFail && !signal.aborted : RETRY_STATUSES.has(result?.status ?? 0);
+        // A GET whose answer was cut mid-body is asked once more: a dropped connection, not an answer to repeat three times.
+        const retryCut = failure?.cutShort === true && !signal.aborted && !cutRetried;
+        if (retryCut) cutRetried = true;
+        const retryable = failure
+          ? retryCut || (failure.code === 'UPSTREAM_UNAVAILABLE' && !failure.fastFail && !signal.aborted)
+          : RETRY_STATUSES.has(result?.status ?? 0);
         if (attempt >= retries || !retryable) {
           if (failure) throw failure;
           return result as ReadResponse<T>;
@@ -777,7 +783,11 @@ export class HttpClient {
       } catch (error) {
         if (error instanceof UpstreamError)
           throw new UpstreamError(`${this.label()} sent a body larger than ${this.maxResponseBytes} bytes.`, 'UPSTREAM_ERROR', info);
-        throw this.transportError(error, info, request.signal);
+        if (signal.aborted) throw this.transportError(error, info, request.signal);
+        // The head came, then the connection broke off: GitLab was reached, its answer did not arrive whole.
+        const cut = new UpstreamError(`${this.label()}'s answer was cut short: the connection closed before its body was whole.`, 'UPSTREAM_ERROR', info);
+        cut.cutShort = true;
+        throw cut;
       }
       this.judge(response.statusCode);
       return { status: response.statusCode, headers: flattenHeaders(response.headers), content: read.value, bytes: read.bytes };
