@@ -203,6 +203,36 @@ describe('mutations', () => {
     expect(bad.data.pipelineCreate.errors[0].field).toEqual(['input', 'variables']);
   });
 
+  it('reads the name GitLab leaves out of the create, retry and cancel answers, with one call each', async () => {
+    // Entities::Ci::Pipeline, what those actions answer with, has no `name`; GET /pipelines/:id (PipelineWithMetadata) has it.
+    const direct = await fetch(`${t.sandbox.url}/api/v4/projects/7/pipelines`, { headers: { 'private-token': 'demo-token' } });
+    const some = ((await direct.json()) as { id: number }[])[0];
+    const whole = await (await fetch(`${t.sandbox.url}/api/v4/projects/7/pipelines/${some?.id}`, { headers: { 'private-token': 'demo-token' } })).json();
+    t.sandbox.addFault({ method: 'GET', path: /\/projects\/7\/pipelines\/\d+$/, status: 200, body: JSON.stringify({ ...whole, name: 'Nightly ✓' }) });
+    t.resetCalls();
+    const created = await t.gql<Data>('mutation { pipelineCreate(input: { projectId: "7", ref: "main" }) { pipeline { name } errors { message } } }');
+    const posted = t.calls().find((c) => c.method === 'POST');
+    expect(posted?.path).toBe('/api/v4/projects/7/pipeline');
+    expect(created.data.pipelineCreate).toEqual({ pipeline: { name: 'Nightly ✓' }, errors: [] });
+    expect(t.calls({ method: 'GET', path: /\/pipelines\/\d+$/ })).toHaveLength(1);
+    t.sandbox.clearFaults();
+  });
+
+  it('puts a base error that is not about the ref on no field', async () => {
+    t.sandbox.addFault({
+      method: 'POST',
+      path: '/api/v4/projects/7/pipeline',
+      status: 400,
+      body: JSON.stringify({ message: { base: ['Insufficient permissions to set pipeline variables'] } }),
+      times: 1,
+    });
+    const r = await t.gql<Data>(CREATE, { input: { projectId: '7', ref: 'main', variables: [{ key: 'A', value: 'b' }] } });
+    expect(r.data.pipelineCreate).toEqual({
+      pipeline: null,
+      errors: [{ message: 'Insufficient permissions to set pipeline variables', field: [], code: 'INVALID' }],
+    });
+  });
+
   it('cancels a running pipeline and retries its canceled jobs', async () => {
     const created = await t.gql<Data>(CREATE, { input: { projectId: '7', ref: 'main' } });
     const id = created.data.pipelineCreate.pipeline.id;

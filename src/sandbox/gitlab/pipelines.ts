@@ -48,8 +48,12 @@ function listRecord(store: GitlabStore, pipeline: SandboxPipeline): JsonObject {
   return { ...pipelineBasicRecord(store, pipeline), name: pipeline.name ?? null };
 }
 
-/** PipelineWithMetadata (Pipeline plus name): the form of one pipeline and of every action's answer. */
-export function pipelineRecord(store: GitlabStore, pipeline: SandboxPipeline): JsonObject {
+/**
+ * Entities::Ci::Pipeline, the answer of create, retry and cancel
+ * (lib/api/ci/pipelines.rb), or with `metadata` PipelineWithMetadata (plus
+ * `name`), the answer of GET /pipelines/:id.
+ */
+export function pipelineRecord(store: GitlabStore, pipeline: SandboxPipeline, options: { metadata?: boolean } = {}): JsonObject {
   const user = store.users.get(pipeline.userId);
   const jobs = store.pipelineJobs(pipeline.id).filter((job) => !job.retried);
   const coverages = jobs.map((job) => job.coverage).filter((c): c is number => c !== null);
@@ -80,7 +84,7 @@ export function pipelineRecord(store: GitlabStore, pipeline: SandboxPipeline): J
       illustration: null,
       favicon: `/assets/ci_favicons/favicon_status_${group}.png`,
     },
-    name: pipeline.name ?? null,
+    ...(options.metadata ? { name: pipeline.name ?? null } : {}),
   };
 }
 
@@ -184,7 +188,7 @@ export const listPipelines: RouteHandler = (request) => {
 export const getPipeline: RouteHandler = (request) => {
   const found = resolvePipeline(request, { anonymous: true });
   if ('status' in found) return found;
-  return { status: 200, body: pipelineRecord(request.store, found.pipeline) };
+  return { status: 200, body: pipelineRecord(request.store, found.pipeline, { metadata: true }) };
 };
 
 /**

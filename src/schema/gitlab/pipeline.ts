@@ -10,10 +10,14 @@ import { SortDirection } from './project-enums.js';
 import { User } from './user.js';
 
 /** The pipeline with every field of GitLab's single-pipeline read: itself when it has them, else one call (per pipeline, per request). */
-async function full(p: PipelineModel, ctx: Context): Promise<PipelineModel> {
-  if ('before_sha' in p) return p;
+/** The pipeline with `key`: as it is when it holds it, else read whole (a list leaves out most fields, an action's answer `name`). */
+async function full(p: PipelineModel, ctx: Context, key: keyof PipelineModel): Promise<PipelineModel> {
+  if (key in p) return p;
   return (await ctx.gitlab.loaders.pipeline(p.project_id, p.id)) ?? p;
 }
+
+/** GitLab's `base` errors of a pipeline creation that are about the ref asked for (Gitlab::Ci::Pipeline::Chain). */
+const ABOUT_THE_REF = /^(Reference not found|Ref is ambiguous|Missing CI config file|Ref does not exist)/i;
 
 const PipelineScope = builder.enumType('PipelineScope', {
   description: 'A group of pipelines GitLab can list (`scope`).',
@@ -147,7 +151,7 @@ export const PipelineConnection = builder.connectionObject(
 builder.objectFields(Pipeline, (t) => {
   const fromFull = <K extends keyof PipelineModel>(key: K) => ({
     complexity: UPSTREAM_CALL,
-    resolve: async (p: PipelineModel, _args: unknown, ctx: Context) => ((await full(p, ctx))[key] ?? null) as NonNullable<PipelineModel[K]> | null,
+    resolve: async (p: PipelineModel, _args: unknown, ctx: Context) => ((await full(p, ctx, key))[key] ?? null) as NonNullable<PipelineModel[K]> | null,
   });
   return {
     iid: t.field({ type: 'SafeInt', nullable: true, description: 'Number of the pipeline within its project.', resolve: (p) => p.iid ?? null }),
@@ -166,7 +170,7 @@ builder.objectFields(Pipeline, (t) => {
       complexity: UPSTREAM_CALL,
       description: 'Average code coverage of its jobs, in percent.',
       resolve: async (p, _args, ctx) => {
-        const value = (await full(p, ctx)).coverage;
+        const value = (await full(p, ctx, 'coverage')).coverage;
         return value === null || value === undefined || value === '' ? null : Number(value);
       },
     }),
@@ -332,8 +336,9 @@ builder.mutationField('pipelineCreate', (t) =>
       const variables = (input.variables ?? []).map((v) => ({ key: v.key, value: v.value, variable_type: v.variableType ?? 'env_var' }));
       const { result, errors: refused } = await runMutation(() => ctx.gitlab.client.createPipeline(projectId, input.ref, variables));
       if (result) ctx.gitlab.loaders.primePipeline(result);
-      // GitLab reports "Reference not found" (and a missing .gitlab-ci.yml) on `base`: they are about the ref.
-      return { pipeline: result, errors: refused.map((e) => (e.field.length === 0 && e.code === 'INVALID' ? { ...e, field: ['input', 'ref'] } : e)) };
+      // GitLab reports everything on `base`; "Reference not found" (and a ref without CI configuration) is about the ref,
+      // the rest ("Insufficient permissions to set pipeline variables", rules that add no job) about no one field.
+      return { pipeline: result, errors: refused.map((e) => (e.field.length === 0 && ABOUT_THE_REF.test(e.message) ? { ...e, field: ['input', 'ref'] } : e)) };
     },
   }),
 );

@@ -75,8 +75,13 @@ export class GitlabLoaders {
     return this.commitLoader.load(`${projectId}/${sha}`);
   }
 
-  /** Records a pipeline read in full (by an action's answer), so its fields cost no call. */
+  /**
+   * Records a pipeline an action answered with, so its fields cost no call;
+   * only when it is whole: create, retry and cancel answer without `name`,
+   * which then still costs one read.
+   */
   primePipeline(record: PipelineRecord): void {
+    if (!('name' in record)) return;
     this.pipelineLoader.clear(`${record.project_id}/${record.id}`).prime(`${record.project_id}/${record.id}`, record);
   }
 
