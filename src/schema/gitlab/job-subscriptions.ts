@@ -16,8 +16,7 @@ import { runMutation, UserError, type UserErrorShape } from '../user-error.js';
 import { ProjectHook } from './hook.js';
 import type { LogChunk } from '../../subscriptions/job-log.js';
 import type { SectionPart } from '../../subscriptions/log-parser.js';
-import { Job, JOB_STATUSES, JobStatus, Pipeline, projectScopedIdFromArg } from './job.js';
-import { knownOrNull } from './project-enums.js';
+import { Job, JobStatus, Pipeline, projectScopedIdFromArg, readStatus } from './job.js';
 import { Project, projectIdFromArg } from './project.js';
 
 builder.subscriptionType({ description: 'Live updates, over graphql-ws (WebSocket) or Server-Sent Events at the GraphQL endpoint.' });
@@ -44,6 +43,26 @@ async function numericProjectId(ctx: Context, id: string): Promise<number> {
       path: '/api/v4/projects/:id',
     });
   return project.id;
+}
+
+/**
+ * The project a subscription watches: `projectId` when given, else the one
+ * the job's or pipeline's global id carries (`gid://duograph/Job/7/…`), as
+ * mutations take a global id alone.
+ */
+async function watchedProject(
+  ctx: Context,
+  projectId: string | null | undefined,
+  scoped: { id: string | null | undefined; typename: 'Job' | 'Pipeline'; field: string }[],
+): Promise<number> {
+  if (projectId !== null && projectId !== undefined) return numericProjectId(ctx, projectId);
+  for (const { id, typename, field } of scoped) {
+    if (id === null || id === undefined) continue;
+    if (restIdOf(id) !== null) break;
+    return projectScopedIdFromArg(id, typename, undefined, field)[0];
+  }
+  const names = scoped.map((s) => s.field).join(' or ');
+  throw new InputError(`projectId is required unless ${names} is a global id, which names its project.`, ['projectId']);
 }
 
 /** A job or pipeline argument of a subscription: its global id (of the same project) or a numeric id. */
@@ -88,7 +107,7 @@ const JobLogChunk = builder.objectRef<LogChunk>('JobLogChunk').implement({
       type: JobStatus,
       nullable: true,
       description: "The job's final status, on the last chunk.",
-      resolve: (c) => (c.status === null ? null : knownOrNull(JOB_STATUSES, c.status)),
+      resolve: (c) => readStatus(c.status),
     }),
   }),
 });
@@ -99,15 +118,15 @@ builder.subscriptionFields((t) => ({
     description:
       "A job's log as it is written: the log so far (or its last `tailLines` lines), then each new chunk, then a last empty chunk with `complete: true` once the job finished. One read of the log per interval per job and credentials however many watch it, backing off while the log is quiet; only the new bytes are read where GitLab honours Range, else the whole log with what was sent skipped.",
     args: {
-      projectId: t.arg.id({ required: true, description: 'Numeric id, full path or global id of the project.' }),
-      jobId: t.arg.id({ required: true, description: 'Global id or numeric id of the job.' }),
+      projectId: t.arg.id({ description: 'Numeric id, full path or global id of the project; not needed when jobId is a global id.' }),
+      jobId: t.arg.id({ required: true, description: 'Global id (which names its project) or numeric id of the job.' }),
       tailLines: t.arg.int({ description: 'Starts with only the last lines of the log so far (1 to 10,000) instead of all of it.' }),
     },
     subscribe: async (_root, args, ctx) => {
       const who = subscriber(ctx);
       const tail = args.tailLines ?? null;
       if (tail !== null && (tail < 1 || tail > 10_000)) throw new InputError('tailLines must be between 1 and 10000.', ['tailLines']);
-      const projectId = await numericProjectId(ctx, String(args.projectId));
+      const projectId = await watchedProject(ctx, args.projectId, [{ id: args.jobId, typename: 'Job', field: 'jobId' }]);
       return ctx.live.hub.watchJobLog(who, { projectId, jobId: idInProject(String(args.jobId), 'Job', projectId, 'jobId'), tailLines: tail });
     },
     resolve: lastUnlessRevoked,
@@ -117,17 +136,21 @@ builder.subscriptionFields((t) => ({
     description:
       "Triggered when a CI job of the project changes status. Emits the current state first (the job; else the pipeline's jobs; else the project's 100 newest jobs; oldest first), then the job on every status change. Fed by GitLab job and pipeline webhooks where they reach the gateway, else by one shared poller per project and credentials.",
     args: {
-      projectId: t.arg.id({ required: true, description: 'Numeric id, full path (e.g. `demo/playground`) or global id of the project.' }),
+      projectId: t.arg.id({
+        description: 'Numeric id, full path (e.g. `demo/playground`) or global id of the project; not needed when jobId or pipelineId is a global id.',
+      }),
       jobId: t.arg.id({ description: 'Watches only this job: its global id or numeric id.' }),
-      pipelineId: t.arg.id({ description: 'Watches only the jobs of this pipeline (numeric id).' }),
+      pipelineId: t.arg.id({ description: 'Watches only the jobs of this pipeline: its global id or numeric id.' }),
       statuses: t.arg({ type: [JobStatus], description: 'Emits only jobs in these statuses.' }),
     },
     subscribe: async (_root, args, ctx) => {
       const who = subscriber(ctx);
-      const projectId = await numericProjectId(ctx, String(args.projectId));
-      const given = args.pipelineId === null || args.pipelineId === undefined ? null : String(args.pipelineId);
-      const pipelineId = given === null ? null : restIdOf(given);
-      if (given !== null && pipelineId === null) throw new InputError(`"${given.slice(0, 80)}" is not a pipeline id.`, ['pipelineId']);
+      const projectId = await watchedProject(ctx, args.projectId, [
+        { id: args.jobId, typename: 'Job', field: 'jobId' },
+        { id: args.pipelineId, typename: 'Pipeline', field: 'pipelineId' },
+      ]);
+      const pipelineId =
+        args.pipelineId === null || args.pipelineId === undefined ? null : idInProject(String(args.pipelineId), 'Pipeline', projectId, 'pipelineId');
       return ctx.live.hub.watchJobs(who, {
         projectId,
         jobId: args.jobId === null || args.jobId === undefined ? null : idInProject(String(args.jobId), 'Job', projectId, 'jobId'),
@@ -142,14 +165,16 @@ builder.subscriptionFields((t) => ({
     description:
       "Triggered when a CI pipeline of the project changes status. Emits the current state first (the pipeline; else the project's 100 newest pipelines, of the ref if given; oldest first), then the pipeline on every status change, a retry's return to running included. Fed by GitLab job and pipeline webhooks where they reach the gateway, else by one shared poller per project and credentials.",
     args: {
-      projectId: t.arg.id({ required: true, description: 'Numeric id, full path (e.g. `demo/playground`) or global id of the project.' }),
+      projectId: t.arg.id({
+        description: 'Numeric id, full path (e.g. `demo/playground`) or global id of the project; not needed when pipelineId is a global id.',
+      }),
       pipelineId: t.arg.id({ description: 'Watches only this pipeline: its global id or numeric id.' }),
       ref: t.arg.string({ description: 'Watches only the pipelines of this branch or tag.' }),
       statuses: t.arg({ type: [JobStatus], description: 'Emits only pipelines in these statuses.' }),
     },
     subscribe: async (_root, args, ctx) => {
       const who = subscriber(ctx);
-      const projectId = await numericProjectId(ctx, String(args.projectId));
+      const projectId = await watchedProject(ctx, args.projectId, [{ id: args.pipelineId, typename: 'Pipeline', field: 'pipelineId' }]);
       return ctx.live.hub.watchPipelines(who, {
         projectId,
         pipelineId:

@@ -51,7 +51,17 @@ const JOB_STATUS_VALUES = {
   MANUAL: { value: 'manual', description: 'Waiting to be played by hand.' },
   SCHEDULED: { value: 'scheduled', description: 'Scheduled to start later.' },
   STARTED: { value: 'started', description: 'Played and queued: what GitLab 11 answers to a play (current GitLab answers PENDING).' },
+  UNKNOWN: {
+    value: 'unknown',
+    description: 'A status this schema does not know yet (one a newer GitLab added): `statusRaw` holds what GitLab sent.',
+  },
 } as const;
+
+/** A status as the schema reads it: a known one, UNKNOWN for one GitLab added since, null when none was sent. */
+export function readStatus(value: string | null | undefined): (typeof JOB_STATUSES)[number] | 'unknown' | null {
+  if (value === null || value === undefined) return null;
+  return knownOrNull(JOB_STATUSES, value) ?? 'unknown';
+}
 
 export const JobStatus = builder.enumType('JobStatus', {
   description: 'Status of a CI job or pipeline, as GitLab 11 to 18 report it.',
@@ -64,8 +74,8 @@ export const JobStatus = builder.enumType('JobStatus', {
  * is refused there with 400, so it is not offered as a filter.
  */
 export const JobScope = builder.enumType('JobScope', {
-  description: 'A status a job list can be filtered by: every JobStatus but STARTED, which GitLab 17/18 refuses as a scope.',
-  values: (({ STARTED: _started, ...scopes }) => scopes)(JOB_STATUS_VALUES),
+  description: 'A status a job list can be filtered by: every JobStatus but STARTED, which GitLab 17/18 refuses as a scope, and UNKNOWN.',
+  values: (({ STARTED: _started, UNKNOWN: _unknown, ...scopes }) => scopes)(JOB_STATUS_VALUES),
 });
 
 export const Commit = builder.objectRef<CommitRecord>('Commit').implement({
@@ -126,7 +136,13 @@ builder.node(Pipeline, {
     projectId: t.field({ type: 'SafeInt', description: "Numeric id of the pipeline's project.", resolve: (p) => p.project_id }),
     ref: t.exposeString('ref', { description: 'Branch or tag the pipeline ran for.' }),
     sha: t.exposeString('sha', { description: 'Commit SHA the pipeline ran for.' }),
-    status: t.field({ type: JobStatus, nullable: true, description: 'Status of the pipeline.', resolve: (p) => knownOrNull(JOB_STATUSES, p.status) }),
+    status: t.field({
+      type: JobStatus,
+      nullable: true,
+      description: 'Status of the pipeline; UNKNOWN for one this schema does not know yet (see statusRaw).',
+      resolve: (p) => readStatus(p.status),
+    }),
+    statusRaw: t.string({ nullable: true, description: 'Status of the pipeline exactly as GitLab sent it.', resolve: (p) => p.status ?? null }),
     webUrl: t.string({ nullable: true, description: "URL of the pipeline's page.", resolve: (p) => p.web_url ?? null }),
     source: t.string({ nullable: true, description: 'What started the pipeline, e.g. `push`.', resolve: (p) => p.source ?? null }),
     createdAt: t.field({ type: 'DateTime', nullable: true, description: 'Time the pipeline was created.', resolve: (p) => p.created_at ?? null }),
@@ -160,9 +176,10 @@ builder.node(Job, {
     status: t.field({
       type: JobStatus,
       nullable: true,
-      description: 'Status of the job; null for a status this schema does not know yet.',
-      resolve: (j) => knownOrNull(JOB_STATUSES, j.status),
+      description: 'Status of the job; UNKNOWN for one this schema does not know yet (see statusRaw).',
+      resolve: (j) => readStatus(j.status),
     }),
+    statusRaw: t.string({ nullable: true, description: 'Status of the job exactly as GitLab sent it.', resolve: (j) => j.status ?? null }),
     tag: t.exposeBoolean('tag', { description: 'Indicates the ref is a tag.' }),
     allowFailure: t.boolean({
       nullable: true,
@@ -295,6 +312,7 @@ export const JOB_RECORD_FIELDS: Readonly<Record<string, readonly (keyof JobRecor
   stage: ['stage'],
   ref: ['ref'],
   status: ['status'],
+  statusRaw: ['status'],
   tag: ['tag'],
   allowFailure: ['allow_failure'],
   coverage: ['coverage'],

@@ -49,6 +49,9 @@ const PipelineSource = builder.enumType('PipelineSource', {
     ONDEMAND_DAST_VALIDATION: { value: 'ondemand_dast_validation', description: 'An on-demand DAST site validation.' },
     SECURITY_ORCHESTRATION_POLICY: { value: 'security_orchestration_policy', description: 'A security policy.' },
     CONTAINER_REGISTRY_PUSH: { value: 'container_registry_push', description: 'A push to the container registry.' },
+    DUO_WORKFLOW: { value: 'duo_workflow', description: 'A GitLab Duo workflow.' },
+    PIPELINE_EXECUTION_POLICY_SCHEDULE: { value: 'pipeline_execution_policy_schedule', description: 'A scheduled pipeline execution policy.' },
+    UNKNOWN: { value: 'unknown', description: 'A source GitLab did not record (`unknown`).' },
   } as const,
 });
 

@@ -30,6 +30,8 @@ export type JobStatus =
   | 'STARTED'
   /** Finished successfully. */
   | 'SUCCESS'
+  /** A status this schema does not know yet (one a newer GitLab added): `statusRaw` holds what GitLab sent. */
+  | 'UNKNOWN'
   /** Waiting for an external callback. */
   | 'WAITING_FOR_CALLBACK'
   /** Waiting for a resource group to free up. */
