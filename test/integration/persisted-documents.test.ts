@@ -35,6 +35,7 @@ function buildRelaySet(): void {
   mkdirSync(join(dir, 'src'), { recursive: true });
   mkdirSync(join(dir, '__generated__'), { recursive: true });
   copyFileSync('test/relay/ProjectJobs.ts', join(dir, 'src/ProjectJobs.ts'));
+  copyFileSync('test/relay/ChannelStream.ts', join(dir, 'src/ChannelStream.ts'));
   writeFileSync(join(dir, 'schema.graphql'), printSchema(buildSchema()));
   // The compiler adds to the file it persists to, which must exist.
   writeFileSync(join(dir, 'persisted.json'), '{}');
@@ -85,6 +86,8 @@ beforeAll(async () => {
     query: (await import(join(work, 'relay/__generated__/ProjectJobsQuery.graphql.ts'))).default,
     mutation: (await import(join(work, 'relay/__generated__/ProjectJobsStarMutation.graphql.ts'))).default,
     subscription: (await import(join(work, 'relay/__generated__/ProjectJobsLogSubscription.graphql.ts'))).default,
+    channel: (await import(join(work, 'relay/__generated__/ChannelStreamQuery.graphql.ts'))).default,
+    refetch: (await import(join(work, 'relay/__generated__/ChannelStreamPaginationQuery.graphql.ts'))).default,
   };
   codegen = (await import(join(work, 'codegen/graphql.ts'))) as typeof codegen;
   mixed = await createTestApp({ env: { PERSISTED_DOCUMENTS: set } });
@@ -100,10 +103,10 @@ interface Answer {
   body: { data?: unknown; errors?: { message: string; extensions?: { code?: string } }[] };
 }
 
-async function post(t: TestApp, body: Record<string, unknown>): Promise<Answer> {
+async function post(t: TestApp, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<Answer> {
   const response = await fetch(t.url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', 'private-token': 'demo-token' },
+    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', 'private-token': 'demo-token', ...headers },
     body: JSON.stringify(body),
   });
   return { status: response.status, body: (await response.json()) as never };
@@ -163,6 +166,26 @@ describe('trusted documents', () => {
     const star = await post(only, { doc_id: relay.mutation?.params.id, variables: { id: 'platform/core' } });
     expect(star.body.errors).toBeUndefined();
     expect(star.body.data).toMatchObject({ projectStar: { project: { starCount: expect.any(Number) } } });
+  });
+
+  it("refetches a Relay fragment that pages a channel's stream through node(id:), Channel being a Node", async () => {
+    const hubzilla = { 'x-hubzilla-authorization': `Basic ${Buffer.from('demo:demo-pass').toString('base64')}` };
+    const first = await post(only, { doc_id: relay.channel?.params.id, variables: {} }, hubzilla);
+    expect(first.body.errors).toBeUndefined();
+    const channel = (first.body.data as { channel: { id: string; nickname: string; stream: { edges: unknown[]; pageInfo: { endCursor: string } } } }).channel;
+    expect(channel.id).toBe('gid://duograph/Channel/demo');
+    expect(channel.stream.edges).toHaveLength(2);
+    // Relay's pagination query: the fragment again, on node(id:), after the cursor.
+    const next = await post(
+      only,
+      { doc_id: relay.refetch?.params.id, variables: { id: channel.id, first: 2, after: channel.stream.pageInfo.endCursor } },
+      hubzilla,
+    );
+    expect(next.body.errors).toBeUndefined();
+    const again = (next.body.data as { node: { id: string; nickname: string; stream: { edges: { node: { title: string } }[] } } }).node;
+    expect(again).toMatchObject({ id: channel.id, nickname: 'demo' });
+    expect(again.stream.edges.length).toBeGreaterThan(0);
+    expect(again.stream.edges).not.toEqual(channel.stream.edges);
   });
 
   it("runs Codegen's documents by documentId and by the persistedQuery extension, with the hashes its generated documents carry", async () => {

@@ -64,8 +64,22 @@ export const ExportSection = builder.enumType('ExportSection', {
   } as const,
 });
 
-builder.objectType(Channel, {
-  description: "A Hubzilla channel of the caller's account: its stream, files, photo albums, privacy groups and connections.",
+/** A channel of the caller's account by nickname, matched without regard to case as the hub does; null when the account has none. */
+async function accountChannel(ctx: Context, nickname: string): Promise<ChannelModel | null> {
+  // Not a nickname at all: the caller's mistake, before any call.
+  const asked = checkNickname(nickname).toLowerCase();
+  // The hub answers calls for another account's channel with empty 200s: check membership once.
+  const channels = await ctx.hubzilla.loaders.channelList();
+  const found = channels.find((channel) => channel.toLowerCase() === asked);
+  return found === undefined ? null : { nickname: found };
+}
+
+builder.node(Channel, {
+  description:
+    "A Hubzilla channel of the caller's account: its stream, files, photo albums, privacy groups and connections. A Node, so a fragment paging its stream or files can be refetched by its id (`gid://duograph/Channel/<nickname>`).",
+  // The login's default channel is known by nickname only once its info is read (one call, shared with its other fields).
+  id: { resolve: async (c, _args, ctx) => c.nickname ?? (await channelLoaders(ctx, null).info())?.channel_address ?? '' },
+  loadOne: (id, ctx) => accountChannel(ctx, id),
   fields: (t) => ({
     nickname: t.string({
       description: 'Nickname of the channel (`channel_address`), e.g. `demo`.',
@@ -134,13 +148,8 @@ builder.queryFields((t) => ({
     args: { nickname: t.arg.string({ description: "Nickname of a channel of the caller's account; the login's channel when left out." }) },
     resolve: async (_root, args, ctx) => {
       if (args.nickname === null || args.nickname === undefined) return { nickname: null };
-      // Not a nickname at all: the caller's mistake, before any call.
-      const asked = checkNickname(args.nickname).toLowerCase();
-      // The hub answers calls for another account's channel with empty 200s: check membership once.
       // Nicknames match without regard to case, as the hub's database does; the hub's own spelling goes on.
-      const channels = await ctx.hubzilla.loaders.channelList();
-      const nickname = channels.find((channel) => channel.toLowerCase() === asked);
-      return nickname === undefined ? null : { nickname };
+      return accountChannel(ctx, args.nickname);
     },
   }),
 }));
