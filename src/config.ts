@@ -217,6 +217,20 @@ function redisUrl(raw: string, name: string): string | null {
   return raw.trim();
 }
 
+/**
+ * A base URL given with its API path (`…/api/v4`, the form the `sandbox`
+ * command used to print) loses that suffix, keeping any prefix before it (a
+ * GitLab under a relative URL root): the gateway adds the API path itself,
+ * and a doubled one answers 404 to every call.
+ */
+function baseUrlWithout(suffix: RegExp): (raw: string, name: string) => URL | null {
+  return (raw, name) => {
+    const url = httpUrl(raw, name);
+    if (url) url.pathname = url.pathname.replace(suffix, '') || '/';
+    return url;
+  };
+}
+
 function httpUrl(raw: string, name: string): URL | null {
   if (raw.trim() === '') return null;
   let url: URL;
@@ -251,8 +265,8 @@ const OPTIONS = [
     key: 'gitlabUrl',
     env: 'GITLAB_URL',
     flag: '--gitlab-url',
-    help: 'GitLab base URL, e.g. https://gitlab.example.com (default: built-in sandbox)',
-    parse: httpUrl,
+    help: 'GitLab base URL, e.g. https://gitlab.example.com; a trailing /api/v4 is dropped (default: built-in sandbox)',
+    parse: baseUrlWithout(/\/api\/v4\/?$/),
   },
   {
     key: 'upstreamTimeoutMs',
@@ -409,8 +423,8 @@ const OPTIONS = [
     key: 'hubzillaUrl',
     env: 'HUBZILLA_URL',
     flag: '--hubzilla-url',
-    help: 'Hubzilla base URL, e.g. https://hub.example.com (default: built-in sandbox)',
-    parse: httpUrl,
+    help: 'Hubzilla base URL, e.g. https://hub.example.com; a trailing /api/z/1.0 is dropped (default: built-in sandbox)',
+    parse: baseUrlWithout(/\/api\/z\/1\.0\/?$/),
   },
   {
     key: 'sandboxHubzillaPort',

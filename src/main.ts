@@ -136,12 +136,16 @@ async function serve(config: Config): Promise<() => Promise<void>> {
   });
   const url = await app.listen(config.port, config.host);
   console.log(`duograph listening: GraphiQL at ${url.href}`);
-  console.log(`GitLab upstream: ${gitlabUrl.origin}${sandbox ? ' (built-in sandbox)' : ''}`);
+  console.log(
+    `GitLab upstream: ${gitlabUrl.origin}${sandbox ? ' (built-in sandbox)' : ''}; its API at ${new URL('api/v4', gitlabUrl.href.endsWith('/') ? gitlabUrl : `${gitlabUrl.href}/`).href}`,
+  );
   console.log(
     `Webhook receiver: ${app.webhookUrl()} (register it with the jobStatusWebhookRegister mutation; pub/sub: ${config.redisUrl ? 'Redis' : 'in memory'})`,
   );
   if (sandbox) console.log(`Demo credentials (send as a header):\n${await demoCredentials()}`);
-  console.log(`Hubzilla upstream: ${hubzillaUrl.origin}${hubzillaSandbox ? ' (built-in sandbox)' : ''}`);
+  console.log(
+    `Hubzilla upstream: ${hubzillaUrl.origin}${hubzillaSandbox ? ' (built-in sandbox)' : ''}; its API at ${new URL('api/z/1.0', hubzillaUrl.href.endsWith('/') ? hubzillaUrl : `${hubzillaUrl.href}/`).href}`,
+  );
   if (hubzillaSandbox) console.log(`Hubzilla demo credentials (send as a header):\n${hubzillaDemoCredentials()}`);
   // The host only: the URL's path and the export headers may carry a collector's key.
   if (config.tracing) console.log(`Traces: OTLP ${config.tracing.protocol} to ${config.tracing.url.host} (service ${config.tracing.serviceName})`);
@@ -157,6 +161,14 @@ async function serve(config: Config): Promise<() => Promise<void>> {
 function startFailure(error: unknown, config: Config): string | null {
   const code = (error as { code?: unknown } | null)?.code;
   const where = `${config.host ?? '0.0.0.0'}:${config.port}`;
+  // The port that is busy may be a sandbox's: name the setting that holds it.
+  const busy = (error as { port?: unknown } | null)?.port;
+  if (code === 'EADDRINUSE' && busy !== 0 && busy === config.sandboxGitlabPort) {
+    return `port ${busy} of the sandbox GitLab is already in use (set SANDBOX_GITLAB_PORT or --sandbox-gitlab-port)`;
+  }
+  if (code === 'EADDRINUSE' && busy !== 0 && busy === config.sandboxHubzillaPort) {
+    return `port ${busy} of the sandbox Hubzilla is already in use (set SANDBOX_HUBZILLA_PORT or --sandbox-hubzilla-port)`;
+  }
   if (code === 'EADDRINUSE') return `port ${config.port} is already in use on ${config.host ?? 'every address'} (set PORT or --port)`;
   if (code === 'EACCES') return `not allowed to listen on ${where} (ports below 1024 need privileges; set PORT or --port)`;
   if (code === 'ENOTFOUND' || code === 'EADDRNOTAVAIL' || code === 'EAI_AGAIN') {
@@ -201,9 +213,11 @@ async function main(argv: readonly string[]): Promise<void> {
     }
     case 'sandbox': {
       const sandbox = await startSandbox(config);
-      console.log(`sandbox GitLab at ${sandbox.url}/api/v4\nDemo credentials:\n${await demoCredentials()}`);
+      console.log(`sandbox GitLab: its API at ${sandbox.url}/api/v4\nDemo credentials:\n${await demoCredentials()}`);
       const hubzillaSandbox = await startHubzilla(config);
-      console.log(`sandbox Hubzilla at ${hubzillaSandbox.url}/api/z/1.0\nDemo credentials:\n${hubzillaDemoCredentials()}`);
+      console.log(`sandbox Hubzilla: its API at ${hubzillaSandbox.url}/api/z/1.0\nDemo credentials:\n${hubzillaDemoCredentials()}`);
+      // Ready to paste in front of `npm start` in another terminal.
+      console.log(`To serve in front of these:\nGITLAB_URL=${sandbox.url} HUBZILLA_URL=${hubzillaSandbox.url} npm start`);
       stop = async () => {
         await sandbox.close();
         await hubzillaSandbox.close();

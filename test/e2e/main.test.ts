@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { startGitlabSandbox } from '../../src/sandbox/gitlab/server.js';
@@ -48,11 +49,11 @@ describe('the duograph command', () => {
     expect(await gateway.stop()).toBe(0);
   });
 
-  it('uses GITLAB_URL instead of the sandbox when it is set', async () => {
+  it.each(['', '/api/v4'])('uses GITLAB_URL instead of the sandbox when it is set (given with "%s" after the base)', async (suffix) => {
     const upstream = await startGitlabSandbox();
     try {
-      const gateway = await serve({ GITLAB_URL: upstream.url });
-      expect(gateway.output()).toContain(`GitLab upstream: ${upstream.url}\n`);
+      const gateway = await serve({ GITLAB_URL: `${upstream.url}${suffix}` });
+      expect(gateway.output()).toContain(`GitLab upstream: ${upstream.url}; its API at ${upstream.url}/api/v4\n`);
       expect(gateway.output()).not.toContain('demo-token');
       const response = await fetch(gateway.url, {
         method: 'POST',
@@ -75,6 +76,26 @@ describe('the duograph command', () => {
       const result = spawnSync(process.execPath, tsx, { cwd: root, env: { ...process.env, ...env }, encoding: 'utf8' });
       expect(result.status).toBe(2);
       expect(result.stderr.trim().split('\n')).toEqual([expected]);
+    }
+  });
+
+  it('names the setting that holds a busy sandbox port', async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const { port } = busy.address() as AddressInfo;
+    try {
+      const result = spawnSync(process.execPath, [...tsx, 'serve', '--port', '0', '--host', '127.0.0.1'], {
+        cwd: root,
+        env: { ...process.env, SANDBOX_GITLAB_PORT: String(port) },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(result.status).toBe(2);
+      expect(result.stderr.trim().split('\n').at(-1)).toBe(
+        `duograph: cannot start: port ${port} of the sandbox GitLab is already in use (set SANDBOX_GITLAB_PORT or --sandbox-gitlab-port)`,
+      );
+    } finally {
+      busy.close();
     }
   });
 

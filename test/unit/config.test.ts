@@ -31,4 +31,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({}, ['--bogus', '1'])).toThrow(/unknown option "--bogus"/);
     expect(() => loadConfig({}, ['--port'])).toThrow(/--port needs a value/);
   });
+
+  it('drops the API path from an upstream URL given with it, keeping a prefix before it', () => {
+    expect(loadConfig({ GITLAB_URL: 'http://127.0.0.1:3001/api/v4' }).gitlabUrl?.href).toBe('http://127.0.0.1:3001/');
+    expect(loadConfig({ GITLAB_URL: 'https://example.com/gitlab/api/v4/' }).gitlabUrl?.href).toBe('https://example.com/gitlab');
+    expect(loadConfig({ GITLAB_URL: 'https://example.com/gitlab' }).gitlabUrl?.href).toBe('https://example.com/gitlab');
+    expect(loadConfig({ HUBZILLA_URL: 'https://hub.example.com/api/z/1.0' }).hubzillaUrl?.href).toBe('https://hub.example.com/');
+    expect(loadConfig({ HUBZILLA_URL: 'https://hub.example.com/api/z/1.0x' }).hubzillaUrl?.href).toBe('https://hub.example.com/api/z/1.0x');
+  });
 });
