@@ -89,24 +89,28 @@ async function servePrimary(config: Config): Promise<() => Promise<void>> {
 async function serveWorker(config: Config): Promise<() => Promise<void>> {
   const { reportReady, workerOptions } = await import('./server/cluster.js');
   if (config.heapGrowingPercent > 0) setFlagsFromString(`--heap-growing-percent=${config.heapGrowingPercent}`);
+  // The tracer starts before the app and its logger: its reports wait for them.
+  let appLog: ((message: string) => void) | null = null;
+  const tracing = await startTracing(config, (message) => appLog?.(message));
   const app = buildApp({
     config,
-    tracing: await startTracing(config),
+    tracing,
     gitlabUrl: config.gitlabUrl ?? new URL('http://localhost'),
     hubzillaUrl: config.hubzillaUrl ?? undefined,
     processMetrics: true,
     worker: workerOptions(leaseTtlMs(config)),
     graphiqlHeaders: config.sandboxCredentials ? { 'Private-Token': 'demo-token', 'X-Hubzilla-Authorization': HUBZILLA_DEMO_HEADER } : {},
   });
+  appLog = (message) => app.logger.warn(message);
   reportReady(await app.listen(config.port, config.host), app.metrics.registry);
   return () => app.close();
 }
 
 /** OpenTelemetry, when an OTLP endpoint is set; the SDK is not loaded otherwise. */
-async function startTracing(config: Config): Promise<Tracing | null> {
+async function startTracing(config: Config, log: (message: string) => void): Promise<Tracing | null> {
   if (!config.tracing) return null;
   const tracing = await import('./server/tracing.js');
-  return tracing.startTracing(config.tracing, { resolvers: config.traceResolvers.length > 0 });
+  return tracing.startTracing(config.tracing, { resolvers: config.traceResolvers.length > 0, log });
 }
 
 async function serve(config: Config): Promise<() => Promise<void>> {
@@ -122,7 +126,8 @@ async function serve(config: Config): Promise<() => Promise<void>> {
   const gitlabUrl = config.gitlabUrl ?? new URL(sandbox?.url ?? '');
   const hubzillaSandbox = config.hubzillaUrl ? null : await startHubzilla(config);
   const hubzillaUrl = config.hubzillaUrl ?? new URL(hubzillaSandbox?.url ?? '');
-  const tracing = await startTracing(config);
+  let appLog: ((message: string) => void) | null = null;
+  const tracing = await startTracing(config, (message) => appLog?.(message));
   const app = buildApp({
     config,
     tracing,
@@ -134,6 +139,7 @@ async function serve(config: Config): Promise<() => Promise<void>> {
       ...(hubzillaSandbox ? { 'X-Hubzilla-Authorization': HUBZILLA_DEMO_HEADER } : {}),
     },
   });
+  appLog = (message) => app.logger.warn(message);
   const url = await app.listen(config.port, config.host);
   console.log(`duograph listening: GraphiQL at ${url.href}`);
   console.log(

@@ -143,9 +143,9 @@ export function buildApp(options: AppOptions): App {
     metrics.observeUpstream(call);
     if (inbound && call.scope?.inboundKey) inbound.charge(call.scope.inboundKey);
     if (!logger.isLevelEnabled('debug')) return;
-    const { upstream, method, route, status, upstreamRequestId } = call;
+    const { upstream, method, route, status, upstreamRequestId, cause } = call;
     logger.debug(
-      { ...requestFields(call.scope), upstream, method, route, status, durationMs: Math.round(call.durationMs), upstreamRequestId },
+      { ...requestFields(call.scope), upstream, method, route, status, durationMs: Math.round(call.durationMs), upstreamRequestId, cause },
       'upstream call',
     );
   };

@@ -43,7 +43,7 @@ import { defaultFieldResolver, type ExecutionResult, getOperationAST, type Graph
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { ConfigError, type TracingConfig } from '../config.js';
 import type { RequestScope } from '../request-scope.js';
-import type { UpstreamOutcome, UpstreamSpan, UpstreamSpanCall, UpstreamTracer } from '../upstreams/http.js';
+import { transportCause, type UpstreamOutcome, type UpstreamSpan, type UpstreamSpanCall, type UpstreamTracer } from '../upstreams/http.js';
 import { scrubText } from '../scrub.js';
 import { costOf } from './limits.js';
 import { requestSecrets } from './metrics.js';
@@ -64,7 +64,7 @@ export interface Tracing {
 const NAME = 'duograph';
 
 /** Starts the SDK and returns the tracing of this process; with `resolvers`, also the context manager resolver spans need. */
-export async function startTracing(config: TracingConfig, options: { resolvers: boolean }): Promise<Tracing> {
+export async function startTracing(config: TracingConfig, options: { resolvers: boolean; log?: (message: string) => void }): Promise<Tracing> {
   // Loaded here only: a gateway without an endpoint never loads the SDK.
   const [sdk, { AsyncLocalStorageContextManager }, { W3CTraceContextPropagator }, { resourceFromAttributes }, exporterModule] = await Promise.all([
     import('@opentelemetry/sdk-trace'),
@@ -79,7 +79,16 @@ export async function startTracing(config: TracingConfig, options: { resolvers: 
       : config.sampler.root === 'traceidratio'
         ? new sdk.TraceIdRatioBasedSampler(config.samplerRatio)
         : new sdk.AlwaysOnSampler();
-  const exporter = new exporterModule.OTLPTraceExporter({ url: config.url.href, headers: { ...config.headers }, timeoutMillis: config.timeoutMs });
+  const otlp = new exporterModule.OTLPTraceExporter({ url: config.url.href, headers: { ...config.headers }, timeoutMillis: config.timeoutMs });
+  // Spans the collector does not take are dropped (serving goes on); the operator hears of it once, and once when it answers again.
+  const report = exportReporter(config.url.host, options.log);
+  const exporter: typeof otlp = Object.assign(Object.create(otlp) as typeof otlp, {
+    export: (spans: Parameters<typeof otlp.export>[0], done: Parameters<typeof otlp.export>[1]) =>
+      otlp.export(spans, (result) => {
+        report(result);
+        done(result);
+      }),
+  });
   const provider = new sdk.TracerProvider({
     resource: resourceFromAttributes({ ...config.resourceAttributes, 'service.name': config.serviceName }),
     sampler: config.sampler.parentBased ? new sdk.ParentBasedSampler({ root }) : root,
@@ -88,6 +97,21 @@ export async function startTracing(config: TracingConfig, options: { resolvers: 
   if (options.resolvers) context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   trace.setGlobalTracerProvider(provider);
   return new OtelTracing(provider.getTracer(NAME), new W3CTraceContextPropagator(), options.resolvers, () => provider.shutdown());
+}
+
+/**
+ * Logs the first failed export (with its cause, never the collector's URL
+ * path or headers, which may hold a key) and the first success after it.
+ */
+function exportReporter(host: string, log: ((message: string) => void) | undefined): (result: { code: number; error?: Error }) => void {
+  let failing = false;
+  return (result) => {
+    const failed = result.code !== 0;
+    if (failed === failing) return;
+    failing = failed;
+    if (failed) log?.(`traces: the collector at ${host} did not take spans (${transportCause(result.error) ?? 'refused'}); spans are dropped until it does`);
+    else log?.(`traces: the collector at ${host} takes spans again`);
+  };
 }
 
 type Outcome = 'success' | 'partial' | 'error';

@@ -108,6 +108,22 @@ export interface UpstreamCall {
   upstreamRequestId?: string;
   /** The request the call was made for (none for pollers, which serve everyone). */
   scope?: RequestScope;
+  /** Why a call got no answer, in the system's words: `ECONNREFUSED`, `ENOTFOUND`, a TLS code, `UND_ERR_CONNECT_TIMEOUT`, … */
+  cause?: string;
+}
+
+/**
+ * The cause of a transport failure as an operator reads it: the error code
+ * of undici or the system (DNS, refused, TLS, timeout), never its message,
+ * which may carry a URL.
+ */
+export function transportCause(error: unknown): string | undefined {
+  for (let at: unknown = error, depth = 0; at && depth < 4; at = (at as { cause?: unknown }).cause, depth++) {
+    const code = (at as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[A-Z][A-Z0-9_]{1,63}$/.test(code) && code !== 'UND_ERR') return code;
+    if (at instanceof Error && at.name === 'TimeoutError') return 'TIMEOUT';
+  }
+  return undefined;
 }
 
 /** The route template of a path: known words kept, everything else `:param`; deeper than 8 segments collapse into `*`. */
@@ -899,12 +915,12 @@ export class HttpClient {
       return response;
     } catch (error) {
       const failure = this.transportError(error, info, request.signal);
-      this.observe(request, failure.cancelled ? 'client_closed' : failure.code, started);
+      this.observe(request, failure.cancelled ? 'client_closed' : failure.code, started, undefined, failure.cancelled ? undefined : transportCause(error));
       throw failure;
     }
   }
 
-  private observe(request: UpstreamRequest, status: number | string, started: number, requestIdHeader?: string | string[]): void {
+  private observe(request: UpstreamRequest, status: number | string, started: number, requestIdHeader?: string | string[], cause?: string): void {
     if (!this.onCall) return;
     const call: UpstreamCall = {
       upstream: this.name,
@@ -916,6 +932,7 @@ export class HttpClient {
     const upstreamId = upstreamRequestId(typeof requestIdHeader === 'string' ? requestIdHeader : requestIdHeader?.[0]);
     if (upstreamId) call.upstreamRequestId = upstreamId;
     if (request.scope) call.scope = request.scope;
+    if (cause) call.cause = cause;
     this.onCall(call);
   }
 
