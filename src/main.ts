@@ -180,6 +180,10 @@ function startFailure(error: unknown, config: Config): string | null {
   if (code === 'ENOTFOUND' || code === 'EADDRNOTAVAIL' || code === 'EAI_AGAIN') {
     return `cannot listen on host "${config.host ?? ''}": it is not an address of this machine (set HOST or --host)`;
   }
+  const path = (error as { path?: unknown } | null)?.path;
+  if (config.logFile !== null && path === config.logFile && typeof code === 'string') {
+    return `LOG_FILE "${config.logFile}" cannot be opened for appending (${code}); set LOG_FILE to a file the gateway may write, or leave it out for stdout`;
+  }
   if (error instanceof PersistedDocumentsError) return `PERSISTED_DOCUMENTS: ${error.message}`;
   if (error instanceof ConfigError) return error.message;
   // The Redis bus refuses to start rather than lose events across instances (event-bus.ts).

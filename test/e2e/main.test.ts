@@ -72,8 +72,12 @@ describe('the duograph command', () => {
     for (const [env, expected] of [
       [{ PORT: 'eighty' }, 'duograph: PORT must be a whole number, got "eighty"'],
       [{ GITLAB_URL: 'gitlab.example.com' }, 'duograph: GITLAB_URL is not a URL: "gitlab.example.com"'],
+      [
+        { LOG_FILE: root },
+        `duograph: cannot start: LOG_FILE "${root}" cannot be opened for appending (EISDIR); set LOG_FILE to a file the gateway may write, or leave it out for stdout`,
+      ],
     ] as const) {
-      const result = spawnSync(process.execPath, tsx, { cwd: root, env: { ...process.env, ...env }, encoding: 'utf8' });
+      const result = spawnSync(process.execPath, tsx, { cwd: root, env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 });
       expect(result.status).toBe(2);
       expect(result.stderr.trim().split('\n')).toEqual([expected]);
     }
