@@ -26,6 +26,8 @@ export interface RequestScope {
   cacheMaxAgeMs?: number;
   /** What the answer cache did for this request: shared by its operations, read for its response headers and `extensions.upstreamCache`. */
   cache?: CacheUsage;
+  /** Header or connectionParams names that look like credentials but are not read as any (`private_token`), for the result's hint. */
+  ignoredCredentials?: string[];
   /** The caller's key in the inbound allowance (INBOUND_CALLS_PER_MINUTE): a digest of its credentials; every upstream call it causes is charged to it. */
   inboundKey?: string;
 }

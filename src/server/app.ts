@@ -27,7 +27,7 @@ import { RateGate } from '../upstreams/rate-gate.js';
 import { ConcurrencyLimiter, type ResiliencePolicy } from '../upstreams/resilience.js';
 import { createMemoryEventBus, createRedisEventBus, type EventBus } from '../subscriptions/event-bus.js';
 import { DEFAULT_WEBHOOK_QUIET_MS, SubscriptionHub } from '../subscriptions/hub.js';
-import { gitlabCredentials } from './credentials.js';
+import { gitlabCredentials, nearMissCredentials, useCredentialHints } from './credentials.js';
 import { extensionMaxAgeMs, useCacheHeaders } from './cache-headers.js';
 import { InboundAllowance, inboundKey } from './inbound-limit.js';
 import { handleDownload } from './downloads.js';
@@ -240,6 +240,7 @@ export function buildApp(options: AppOptions): App {
       metrics.plugin(),
       useRequestIdOnErrors(),
       useCacheHeaders(),
+      useCredentialHints(),
       // Before the limits, so that an operation they refuse still has its span, with the refusal's code.
       ...(tracing ? [tracing.plugin()] : []),
       // Depth, aliases, tokens, directives, cost in upstream calls, no field suggestions: refused before any resolver runs.
@@ -263,6 +264,8 @@ export function buildApp(options: AppOptions): App {
         }
         throw error;
       }
+      const missed = nearMissCredentials(request.headers.keys());
+      if (missed.length > 0) scope.ignoredCredentials = [...new Set([...(scope.ignoredCredentials ?? []), ...missed])];
       if (inbound) scope.inboundKey = inboundKey(credentials, request.headers.get('x-hubzilla-authorization'));
       const client = new GitlabClient(gitlab, credentials, request.signal, scope);
       return {

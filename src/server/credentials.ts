@@ -4,7 +4,9 @@
  * `access_token`, `sudo`, `job_token`) are accepted too but forwarded as
  * headers, so no token ever lands in an upstream URL or access log.
  */
+import type { Plugin } from 'graphql-yoga';
 import { InputError } from '../errors.js';
+import type { RequestScope } from '../request-scope.js';
 import type { HubzillaAuth } from '../upstreams/hubzilla/client.js';
 
 /** Where each credential may come from: header name, query name, and the upstream header it becomes. */
@@ -18,9 +20,10 @@ const SOURCES = [
 const MAX_CREDENTIAL_LENGTH = 4096;
 
 /**
- * The credential headers to forward to GitLab. `Authorization` is forwarded
- * only with the Bearer scheme: other schemes are not GitLab's.
- * Throws InputError for a value no upstream could accept (control characters, oversize).
+ * The credential headers to forward to GitLab. `Authorization` takes the
+ * Bearer scheme only: a bare token or another scheme would otherwise be
+ * dropped, and the caller served as anonymous without a word.
+ * Throws InputError for a value no upstream could accept (control characters, oversize, another scheme).
  */
 export function gitlabCredentials(headers: Headers, url: URL): Record<string, string> {
   const forwarded: Record<string, string> = {};
@@ -32,7 +35,12 @@ export function gitlabCredentials(headers: Headers, url: URL): Record<string, st
     if (value.length > MAX_CREDENTIAL_LENGTH || /[\u0000-\u001f\u007f]/.test(value)) {
       throw new InputError(`The ${source.header} credential is malformed.`, [source.header]);
     }
-    if (source.header === 'authorization' && !/^Bearer\s+\S+$/i.test(value)) continue;
+    if (source.header === 'authorization' && !/^Bearer\s+\S+$/i.test(value)) {
+      throw new InputError(
+        'Authorization must be "Bearer <token>" (a GitLab OAuth2 or personal access token); a personal access token may also go alone in Private-Token. Hubzilla credentials go in X-Hubzilla-Authorization.',
+        [source.header],
+      );
+    }
     forwarded[source.upstream] = value;
   }
   // Sudo acts as another user on behalf of a token: alone, it could only earn a 401 on every call.
@@ -83,4 +91,49 @@ export function hubzillaCredentials(value: unknown): HubzillaAuth {
     };
   }
   return { authorization: `Basic ${basic[1]}` };
+}
+
+/** Names the gateway reads credentials from, exactly. */
+const ACCEPTED = new Set(['private-token', 'authorization', 'sudo', 'job-token', HUBZILLA_CREDENTIAL_HEADER]);
+/** What the accepted names and their usual misspellings read as, letters only: `Private_Token`, `X-Private-Token`, `JobToken`, … */
+const NEAR = new Set([
+  'privatetoken',
+  'xprivatetoken',
+  'jobtoken',
+  'xjobtoken',
+  'accesstoken',
+  'xaccesstoken',
+  'hubzillaauthorization',
+  'xhubzillaauthorization',
+]);
+
+/** The header (or connectionParams) names that look like a credential but are not read as one. */
+export function nearMissCredentials(names: Iterable<string>): string[] {
+  const missed: string[] = [];
+  for (const name of names) {
+    const lower = name.toLowerCase();
+    if (!ACCEPTED.has(lower) && NEAR.has(lower.replace(/[^a-z]/g, '')) && missed.length < 5) missed.push(lower.slice(0, 64));
+  }
+  return missed;
+}
+
+/**
+ * Says in a result's extensions which near-miss credential names were
+ * ignored (`Private_Token`: GitLab reads `Private-Token`), so a caller served
+ * as anonymous learns why, without the value ever being echoed.
+ */
+export function useCredentialHints(): Plugin {
+  return {
+    onExecute({ args }) {
+      const ignored = (args.contextValue as { scope?: RequestScope }).scope?.ignoredCredentials;
+      if (!ignored?.length) return;
+      return {
+        onExecuteDone({ result, setResult }) {
+          if (Symbol.asyncIterator in result) return;
+          const hint = `Ignored, not read as credentials: ${ignored.join(', ')}. The gateway reads Private-Token, Authorization: Bearer <token>, Job-Token, Sudo and X-Hubzilla-Authorization.`;
+          setResult({ ...result, extensions: { ...result.extensions, credentials: { ignored, hint } } });
+        },
+      };
+    },
+  };
 }

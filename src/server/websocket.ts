@@ -49,7 +49,7 @@ import type { Context } from '../schema/context.js';
 import { isAnonymous, type Credentials } from '../subscriptions/scope.js';
 import type { SubscriptionHub } from '../subscriptions/hub.js';
 import type { TopicStream } from '../subscriptions/topic.js';
-import { gitlabCredentials } from './credentials.js';
+import { gitlabCredentials, nearMissCredentials } from './credentials.js';
 import { maskError } from './mask-error.js';
 import { PersistedDocuments } from './persisted-documents.js';
 
@@ -541,10 +541,20 @@ class Endpoint {
     let headers: Headers;
     try {
       headers = headersFromParams(params ?? undefined);
-    } catch {
-      socket.close(CloseCode.Forbidden, 'Forbidden');
+    } catch (error) {
+      // The reason says what to send (a close reason holds at most 123 bytes).
+      const reason =
+        error instanceof InputError
+          ? Buffer.from(error.message)
+              .subarray(0, 123)
+              .toString('utf8')
+              .replace(/\uFFFD$/, '')
+          : 'Forbidden';
+      socket.close(CloseCode.Forbidden, reason);
       return;
     }
+    const missed = nearMissCredentials(Object.keys(params ?? {}));
+    if (missed.length > 0 && socket.scope) socket.scope.ignoredCredentials = missed;
     if (this.options.requireCredentials) {
       const credentials = gitlabCredentials(headers, new URL('http://localhost/'));
       if (isAnonymous(credentials) || (this.options.verify && !(await this.options.verify(credentials)))) {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { wsClient } from '../helpers/subscriptions.js';
 
 let t: TestApp;
 
@@ -105,6 +106,58 @@ describe('credential forwarding', () => {
     expect(res.status).toBe(400);
     expect(res.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_USER_INPUT' } });
     expect(res.errors?.[0]?.message).toMatch(/private-token credential is malformed/);
+  });
+});
+
+describe('credential mistakes', () => {
+  const AUTH_HINT =
+    'Authorization must be "Bearer <token>" (a GitLab OAuth2 or personal access token); a personal access token may also go alone in Private-Token. Hubzilla credentials go in X-Hubzilla-Authorization.';
+
+  it.each(['demo-token', 'Token demo-token', 'Basic ZGVtbzpkZW1vLXBhc3M='])(
+    'refuses Authorization: %s with 400 saying what to send, before any call',
+    async (value) => {
+      t.resetCalls();
+      const res = await t.gql(QUERY, {}, { token: null, headers: { authorization: value } });
+      expect(res.status).toBe(400);
+      expect(res.errors?.[0]).toMatchObject({ message: AUTH_HINT, extensions: { code: 'BAD_USER_INPUT' } });
+      expect(JSON.stringify(res)).not.toContain('demo-token');
+      expect(t.calls()).toHaveLength(0);
+    },
+  );
+
+  it('refuses it over SSE and in graphql-ws connectionParams alike', async () => {
+    const sse = await fetch(t.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: 'demo-token' },
+      body: JSON.stringify({ query: 'subscription { jobStatusUpdated(projectId: "7") { name } }' }),
+    });
+    const text = await sse.text();
+    expect(text).toContain(JSON.stringify(AUTH_HINT).slice(1, -1));
+    const client = wsClient(t, { Authorization: 'demo-token' });
+    const closed = await new Promise<{ code: number; reason: string }>((resolve) => {
+      client.on('closed', (event) => resolve(event as { code: number; reason: string }));
+      client.subscribe({ query: '{ __typename }' }, { next: () => {}, error: () => {}, complete: () => {} });
+    });
+    expect(closed.code).toBe(4403);
+    expect(closed.reason).toBe(Buffer.from(AUTH_HINT).subarray(0, 123).toString());
+    await client.dispose();
+  });
+
+  it('says which near-miss credential header it ignored, over HTTP and in connectionParams, without its value', async () => {
+    // platform/infra is private: read anonymously, it is not there.
+    const res = await t.gql('{ project(id: "2") { name } }', {}, { token: null, headers: { private_token: 'demo-token' } });
+    expect(res.errors).toBeUndefined();
+    expect(res.data).toEqual({ project: null });
+    const hint = (res as { extensions?: { credentials?: { ignored: string[]; hint: string } } }).extensions?.credentials;
+    expect(hint?.ignored).toEqual(['private_token']);
+    expect(hint?.hint).toMatch(/^Ignored, not read as credentials: private_token\. The gateway reads Private-Token/);
+    expect(JSON.stringify(res)).not.toContain('demo-token');
+    const client = wsClient(t, { Private_Token: 'demo-token' });
+    const overWs = await new Promise<{ extensions?: { credentials?: { ignored: string[] } } }>((resolve, reject) => {
+      client.subscribe({ query: '{ project(id: "2") { name } }' }, { next: resolve as never, error: reject, complete: () => {} });
+    });
+    expect(overWs.extensions?.credentials?.ignored).toEqual(['private_token']);
+    await client.dispose();
   });
 });
 
