@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.js';
-import { gitlabCredentials } from '../../src/server/credentials.js';
+import { gitlabCredentials, nearMissCredentials } from '../../src/server/credentials.js';
 import { decodeGlobalId, encodeGlobalId } from '../../src/schema/global-id.js';
 
 const url = (query = '') => new URL(`http://localhost/graphql${query}`);
@@ -20,8 +20,17 @@ describe('gitlabCredentials', () => {
     });
   });
 
-  it('leaves out Authorization schemes other than Bearer', () => {
-    expect(gitlabCredentials(new Headers({ Authorization: 'Basic eDp5' }), url())).toEqual({});
+  it('refuses Authorization schemes other than Bearer, and a bare token, saying what to send', () => {
+    for (const value of ['Basic eDp5', 'demo-token', 'Token demo-token']) {
+      expect(() => gitlabCredentials(new Headers({ Authorization: value }), url())).toThrow(/^Authorization must be "Bearer <token>"/);
+    }
+    expect(gitlabCredentials(new Headers({ Authorization: 'bearer abc' }), url())).toEqual({ authorization: 'bearer abc' });
+  });
+
+  it('names near-miss credential headers, and not the ones it reads', () => {
+    expect(
+      nearMissCredentials(['Private_Token', 'x-private-token', 'PRIVATE-TOKEN', 'jobtoken', 'x-gitlab-token', 'accept', 'X_Hubzilla_Authorization']),
+    ).toEqual(['private_token', 'x-private-token', 'jobtoken', 'x_hubzilla_authorization']);
   });
 
   it('rejects oversized credentials', () => {
