@@ -226,7 +226,7 @@ const HookPayload = (name: string) =>
         description: 'The hook; on delete, the removed hook (null if there was none).',
         resolve: (p) => p.hook,
       }),
-      errors: t.field({ type: [UserError], description: 'Why the mutation was refused; empty on success.', resolve: (p) => p.errors }),
+      errors: t.field({ type: [UserError], nullable: false, description: 'Why the mutation was refused; empty on success.', resolve: (p) => p.errors }),
     }),
   });
 

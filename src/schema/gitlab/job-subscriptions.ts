@@ -212,7 +212,7 @@ const JobStatusWebhookRegisterPayload = builder.objectRef<WebhookRegisterShape>(
       description: 'The project hook that posts job and pipeline events to this gateway.',
       resolve: (p) => p.hook,
     }),
-    errors: t.field({ type: [UserError], description: 'Why the mutation was refused; empty on success.', resolve: (p) => p.errors }),
+    errors: t.field({ type: [UserError], nullable: false, description: 'Why the mutation was refused; empty on success.', resolve: (p) => p.errors }),
   }),
 });
 

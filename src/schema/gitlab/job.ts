@@ -454,7 +454,7 @@ const JobPayload = (name: string, jobDescription: string) =>
     description: `Result of ${name[0]?.toLowerCase()}${name.slice(1)}.`,
     fields: (t) => ({
       job: t.field({ type: Job, nullable: true, description: jobDescription, resolve: (p) => p.job }),
-      errors: t.field({ type: [UserError], description: 'Why the mutation was refused; empty on success.', resolve: (p) => p.errors }),
+      errors: t.field({ type: [UserError], nullable: false, description: 'Why the mutation was refused; empty on success.', resolve: (p) => p.errors }),
     }),
   });
 

@@ -297,7 +297,7 @@ const PipelinePayload = (name: string, pipelineDescription: string) =>
     description: `Result of ${name[0]?.toLowerCase()}${name.slice(1)}.`,
     fields: (t) => ({
       pipeline: t.field({ type: Pipeline, nullable: true, description: pipelineDescription, resolve: (p) => p.pipeline }),
-      errors: t.field({ type: [UserError], description: 'Why the mutation was refused; empty on success.', resolve: (p) => p.errors }),
+      errors: t.field({ type: [UserError], nullable: false, description: 'Why the mutation was refused; empty on success.', resolve: (p) => p.errors }),
     }),
   });
 

@@ -26,7 +26,7 @@ function projectPayload(name: string, description: string, projectDescription = 
     description,
     fields: (t) => ({
       project: t.field({ type: Project, nullable: true, description: projectDescription, resolve: (p) => p.project }),
-      errors: t.field({ type: [UserError], description: 'Why the mutation refused its input; empty on success.', resolve: (p) => p.errors }),
+      errors: t.field({ type: [UserError], nullable: false, description: 'Why the mutation refused its input; empty on success.', resolve: (p) => p.errors }),
     }),
   });
 }
@@ -163,7 +163,7 @@ const StarPayload = (name: string, starred: boolean) =>
           : 'Indicates the star was removed; false when the caller had not starred the project.',
         resolve: (p) => p.changed ?? false,
       }),
-      errors: t.field({ type: [UserError], description: 'Why the mutation refused its input; empty on success.', resolve: (p) => p.errors }),
+      errors: t.field({ type: [UserError], nullable: false, description: 'Why the mutation refused its input; empty on success.', resolve: (p) => p.errors }),
     }),
   });
 
@@ -385,7 +385,7 @@ builder.mutationField('projectUpload', (t) =>
       description: 'Result of projectUpload.',
       fields: (f) => ({
         upload: f.field({ type: ProjectUpload, nullable: true, description: 'The uploaded file; null when the upload failed.', resolve: (p) => p.upload }),
-        errors: f.field({ type: [UserError], description: 'Why the upload was refused; empty on success.', resolve: (p) => p.errors }),
+        errors: f.field({ type: [UserError], nullable: false, description: 'Why the upload was refused; empty on success.', resolve: (p) => p.errors }),
       }),
     }),
     nullable: true,

@@ -76,7 +76,7 @@ const PushRulePayload = (name: string) =>
         description: 'The push rule after the mutation; null after a delete or a failure.',
         resolve: (p) => p.pushRule,
       }),
-      errors: t.field({ type: [UserError], description: 'Why the mutation was refused; empty on success.', resolve: (p) => p.errors }),
+      errors: t.field({ type: [UserError], nullable: false, description: 'Why the mutation was refused; empty on success.', resolve: (p) => p.errors }),
     }),
   });
 

@@ -28,7 +28,7 @@ const ChannelItemPostPayload = builder.objectRef<PostPayloadShape>('ChannelItemP
   description: 'Result of channelItemPost.',
   fields: (t) => ({
     item: t.field({ type: ChannelItem, nullable: true, description: 'The created or edited item; null when refused.', resolve: (p) => p.item }),
-    errors: t.field({ type: [UserError], description: 'Why the post was refused; empty on success.', resolve: (p) => p.errors }),
+    errors: t.field({ type: [UserError], nullable: false, description: 'Why the post was refused; empty on success.', resolve: (p) => p.errors }),
   }),
 });
 

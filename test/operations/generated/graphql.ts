@@ -127,7 +127,7 @@ export type ProjectsQuery = { projects: { totalCount: number | null, pageInfo: {
 export type CreateBillingProjectMutationVariables = Exact<{ [key: string]: never; }>;
 
 
-export type CreateBillingProjectMutation = { projectCreate: { project: { id: string, pathWithNamespace: string | null } | null, errors: Array<{ field: Array<string> | null, message: string | null, code: UserErrorCode | null }> | null } | null };
+export type CreateBillingProjectMutation = { projectCreate: { project: { id: string, pathWithNamespace: string | null } | null, errors: Array<{ field: Array<string> | null, message: string | null, code: UserErrorCode | null }> } | null };
 
 export type ProjectWithForksQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -137,7 +137,7 @@ export type ProjectWithForksQuery = { project: { id: string, name: string | null
 export type RegisterJobStatusWebhookMutationVariables = Exact<{ [key: string]: never; }>;
 
 
-export type RegisterJobStatusWebhookMutation = { jobStatusWebhookRegister: { hook: { url: string | null } | null, errors: Array<{ message: string | null }> | null } | null };
+export type RegisterJobStatusWebhookMutation = { jobStatusWebhookRegister: { hook: { url: string | null } | null, errors: Array<{ message: string | null }> } | null };
 
 export type ServiceSdlQueryVariables = Exact<{ [key: string]: never; }>;
 
