@@ -1,7 +1,9 @@
 /**
  * `npm run codegen`: prints the schema built from src/schema to
  * schema/schema.graphql (with its federation directives, which graphql's
- * printSchema would drop), and typed documents for test/operations/*.graphql
+ * printSchema would drop), the same without them to schema/client.graphql
+ * (what Relay's compiler and client code generators read: they do not know
+ * `extend schema @link`), and typed documents for test/operations/*.graphql
  * (the README's examples among them) to test/operations/generated/. A
  * document the schema no longer accepts fails codegen and the typecheck; a
  * test fails when a committed file drifts.
@@ -17,6 +19,7 @@ const config: CodegenConfig = {
   emitLegacyCommonJSImports: false,
   generates: {
     'schema/schema.graphql': { plugins: [{ add: { content: printSchemaSdl(schema) } }] },
+    'schema/client.graphql': { plugins: [{ add: { content: printSchema(schema) } }] },
     'test/operations/generated/': {
       preset: 'client',
       documents: ['test/operations/*.graphql'],

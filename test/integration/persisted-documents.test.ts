@@ -8,7 +8,7 @@
  * graphql-ws, before any upstream call.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { generate } from '@graphql-codegen/cli';
 import { createClient as createSseClient } from 'graphql-sse';
@@ -33,27 +33,22 @@ let only: TestApp;
 function buildRelaySet(): void {
   const dir = join(work, 'relay');
   mkdirSync(join(dir, 'src'), { recursive: true });
-  mkdirSync(join(dir, '__generated__'), { recursive: true });
+  mkdirSync(join(dir, 'src', '__generated__'), { recursive: true });
   copyFileSync('test/relay/ProjectJobs.ts', join(dir, 'src/ProjectJobs.ts'));
   copyFileSync('test/relay/ChannelStream.ts', join(dir, 'src/ChannelStream.ts'));
-  writeFileSync(join(dir, 'schema.graphql'), printSchema(buildSchema()));
+  // The client schema as shipped, and the Relay config of docs/operations.md as written there.
+  copyFileSync('schema/client.graphql', join(dir, 'schema.graphql'));
+  const documented = /A Relay config that[\s\S]*?```jsonc\n([\s\S]*?)```/.exec(readFileSync('docs/operations.md', 'utf8'))?.[1];
+  if (!documented) throw new Error('docs/operations.md has no Relay config');
+  const relayConfig = JSON.parse(documented) as { persistConfig: { file: string } };
+  mkdirSync(join(dir, 'persisted-documents'), { recursive: true });
   // The compiler adds to the file it persists to, which must exist.
-  writeFileSync(join(dir, 'persisted.json'), '{}');
-  writeFileSync(
-    join(dir, 'relay.config.json'),
-    JSON.stringify({
-      src: './src',
-      schema: './schema.graphql',
-      language: 'typescript',
-      artifactDirectory: './__generated__',
-      // The work folder sits under node_modules (see `work`), which Relay excludes by default.
-      excludes: ['**/__generated__/**'],
-      persistConfig: { file: './persisted.json', algorithm: 'SHA256' },
-    }),
-  );
+  writeFileSync(join(dir, relayConfig.persistConfig.file), '{}');
+  // Only because the work folder sits under node_modules (see `work`), which Relay excludes by default.
+  writeFileSync(join(dir, 'relay.config.json'), JSON.stringify({ ...relayConfig, excludes: ['**/__generated__/**'] }));
   const run = spawnSync(resolve('node_modules/.bin/relay-compiler'), [], { cwd: dir, encoding: 'utf8', env: { ...process.env, RUST_BACKTRACE: '0' } });
   if (run.status !== 0) throw new Error(`relay-compiler failed: ${run.stdout}${run.stderr}`);
-  copyFileSync(join(dir, 'persisted.json'), join(set, 'relay.json'));
+  copyFileSync(join(dir, relayConfig.persistConfig.file), join(set, 'relay.json'));
 }
 
 /** GraphQL Codegen's client preset over test/operations/, with persisted documents. */
@@ -83,11 +78,11 @@ beforeAll(async () => {
   buildRelaySet();
   await buildCodegenSet();
   relay = {
-    query: (await import(join(work, 'relay/__generated__/ProjectJobsQuery.graphql.ts'))).default,
-    mutation: (await import(join(work, 'relay/__generated__/ProjectJobsStarMutation.graphql.ts'))).default,
-    subscription: (await import(join(work, 'relay/__generated__/ProjectJobsLogSubscription.graphql.ts'))).default,
-    channel: (await import(join(work, 'relay/__generated__/ChannelStreamQuery.graphql.ts'))).default,
-    refetch: (await import(join(work, 'relay/__generated__/ChannelStreamPaginationQuery.graphql.ts'))).default,
+    query: (await import(join(work, 'relay/src/__generated__/ProjectJobsQuery.graphql.ts'))).default,
+    mutation: (await import(join(work, 'relay/src/__generated__/ProjectJobsStarMutation.graphql.ts'))).default,
+    subscription: (await import(join(work, 'relay/src/__generated__/ProjectJobsLogSubscription.graphql.ts'))).default,
+    channel: (await import(join(work, 'relay/src/__generated__/ChannelStreamQuery.graphql.ts'))).default,
+    refetch: (await import(join(work, 'relay/src/__generated__/ChannelStreamPaginationQuery.graphql.ts'))).default,
   };
   codegen = (await import(join(work, 'codegen/graphql.ts'))) as typeof codegen;
   mixed = await createTestApp({ env: { PERSISTED_DOCUMENTS: set } });

@@ -10,6 +10,7 @@ describe('schema artefact', () => {
     // Also fails when a document in test/operations (the README's examples among them) no longer fits the schema.
     const outputs: { filename: string; content: string }[] = await generate({ ...config, silent: true }, false);
     expect(outputs.map((o) => o.filename).sort()).toEqual([
+      'schema/client.graphql',
       'schema/schema.graphql',
       'test/operations/generated/gql.ts',
       'test/operations/generated/graphql.ts',
