@@ -322,6 +322,14 @@ export function buildApp(options: AppOptions): App {
     if (handleGitlabWebhook(req, res, { secret: webhookSecret, maxBytes: config.webhookMaxBytes, hub, cache, log })) return;
     if (handleDownload(req, res, gitlab, scope) || handleHubzillaDownload(req, res, hubzilla, scope)) return;
     if (graphiql.handle(req, res)) return;
+    if (new URL(req.url ?? '/', 'http://localhost').pathname !== yoga.graphqlEndpoint) {
+      // Not an empty 404: whoever opened the bare address learns where the graph is.
+      req.resume();
+      const body = JSON.stringify({ errors: [{ message: `Nothing here. GraphQL is at ${yoga.graphqlEndpoint} (GraphiQL, in a browser).` }] });
+      res.writeHead(404, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+      return;
+    }
     // Yoga has no body size limit of its own: a JSON body is read here, capped; multipart is capped by formDataLimits.
     if (req.method === 'POST' && !/^multipart\//i.test(req.headers['content-type'] ?? '')) {
       void readBoundedBody(req, res, config.maxBodyBytes).then(async (ok) => {

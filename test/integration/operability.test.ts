@@ -31,6 +31,12 @@ const metric = (text: string, name: string, labels: string) => {
 };
 
 describe('health and readiness', () => {
+  it.each(['/', '/graphq', '/api/v4/projects'])('answers %s with a 404 that says where GraphQL is', async (path) => {
+    const answer = await get(path);
+    expect(answer.status).toBe(404);
+    expect(JSON.parse(answer.body)).toEqual({ errors: [{ message: 'Nothing here. GraphQL is at /graphql (GraphiQL, in a browser).' }] });
+  });
+
   it('answers /healthz while the process is up', async () => {
     expect(await get('/healthz')).toMatchObject({ status: 200, body: '{"status":"ok"}' });
   });
