@@ -70,7 +70,8 @@ builder.mutationType({ description: 'Writes to GitLab and Hubzilla.' });
 builder.globalConnectionField('totalCount', (t) =>
   t.int({
     nullable: true,
-    description: 'Number of items in the whole list; null when the upstream does not report it (above 10,000 items, and on pages GitLab serves by keyset).',
+    description:
+      "Number of items in the whole list; null when the upstream does not report it: above 10,000 items, on pages GitLab serves by keyset, and on lists GitLab never counts (a project's jobs).",
     resolve: (parent) => parent.totalCount,
   }),
 );
