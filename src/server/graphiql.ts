@@ -33,7 +33,8 @@ query ProjectsWithJobs {
 }
 `;
 
-const PIPELINE_TAB = `# CI: the newest pipelines of a project, each with its jobs and test totals.
+const PIPELINE_TAB = `# CI: the newest pipelines of a project, each with its jobs
+# and test totals.
 query RecentPipelines {
   project(fullPath: "platform/core") {
     pipelines(first: 3) {
@@ -63,7 +64,8 @@ query ChannelStream {
 }
 `;
 
-const MUTATION_TAB = `# A mutation: star a project (run it twice: the second says nothing changed).
+const MUTATION_TAB = `# A mutation: star a project (run it twice: the second says
+# nothing changed).
 mutation StarPlayground {
   projectStar(input: { id: "demo/playground" }) {
     changed
@@ -73,8 +75,8 @@ mutation StarPlayground {
 }
 `;
 
-const SUBSCRIPTION_TAB = `# A subscription: every job of demo/playground, live. Its current state comes
-# first, then each change.
+const SUBSCRIPTION_TAB = `# A subscription: every job of demo/playground, live. Its
+# current state comes first, then each change.
 subscription WatchPlaygroundJobs {
   jobStatusUpdated(projectId: "demo/playground") {
     name
@@ -84,8 +86,9 @@ subscription WatchPlaygroundJobs {
 }
 `;
 
-const LOG_TAB = `# A job's log, live: its last lines, then every chunk the runner writes,
-# and a last chunk marked complete when the job ends.
+const LOG_TAB = `# A job's log, live: its last lines, then every chunk the
+# runner writes, and a last chunk marked complete when the
+# job ends.
 subscription FollowJobLog {
   jobLogAppended(projectId: "platform/core", jobId: "1013", tailLines: 10) {
     offset
@@ -97,13 +100,15 @@ subscription FollowJobLog {
 }
 `;
 
-const SANDBOX_HINT = `# The sandbox's demo credentials are already in the headers below
-# (Private-Token for GitLab, X-Hubzilla-Authorization for Hubzilla), and its
-# demo pipeline runs again every minute.
+const SANDBOX_HINT = `# The sandbox's demo credentials are already in the headers
+# below (Private-Token for GitLab, X-Hubzilla-Authorization
+# for Hubzilla), and its demo pipeline runs again every
+# minute.
 `;
 
-const OWN_SERVERS_HINT = `# Put your credentials in the headers below: Private-Token (or
-# Authorization: Bearer) for GitLab, X-Hubzilla-Authorization for Hubzilla.
+const OWN_SERVERS_HINT = `# Put your credentials in the headers below: Private-Token
+# (or Authorization: Bearer) for GitLab,
+# X-Hubzilla-Authorization for Hubzilla.
 `;
 
 /**
