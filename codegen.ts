@@ -24,7 +24,7 @@ const config: CodegenConfig = {
       preset: 'client',
       documents: ['test/operations/*.graphql'],
       presetConfig: { fragmentMasking: false, gqlTagName: 'graphql' },
-      config: { useTypeImports: true, enumsAsTypes: true, scalars: { DateTime: 'string', File: 'File', JSON: 'unknown', _Any: 'unknown' } },
+      config: { useTypeImports: true, enumsAsTypes: true, scalars: { SafeInt: 'number', DateTime: 'string', File: 'File', JSON: 'unknown', _Any: 'unknown' } },
     },
   },
   silent: true,

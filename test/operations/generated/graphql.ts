@@ -73,12 +73,12 @@ export type ChannelStreamQuery = { channel: { nickname: string | null, stream: {
 export type FailedPipelinesQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type FailedPipelinesQuery = { project: { pipelines: { nodes: Array<{ id: string, restId: unknown, ref: string | null, status: JobStatus | null, duration: number | null, user: { username: string | null } | null, jobs: { nodes: Array<{ name: string | null, failureReason: string | null }> } | null }> } | null } | null };
+export type FailedPipelinesQuery = { project: { pipelines: { nodes: Array<{ id: string, restId: number | null, ref: string | null, status: JobStatus | null, duration: number | null, user: { username: string | null } | null, jobs: { nodes: Array<{ name: string | null, failureReason: string | null }> } | null }> } | null } | null };
 
 export type FollowJobLogSubscriptionVariables = Exact<{ [key: string]: never; }>;
 
 
-export type FollowJobLogSubscription = { jobLogAppended: { offset: unknown, text: string | null, complete: boolean | null, status: JobStatus | null, sections: Array<{ name: string | null, startedAt: string | null, duration: number | null, lines: Array<string> | null }> | null } | null };
+export type FollowJobLogSubscription = { jobLogAppended: { offset: number | null, text: string | null, complete: boolean | null, status: JobStatus | null, sections: Array<{ name: string | null, startedAt: string | null, duration: number | null, lines: Array<string> | null }> | null } | null };
 
 export type WalkAllProjectsQueryVariables = Exact<{
   after?: string | null | undefined;
@@ -90,7 +90,7 @@ export type WalkAllProjectsQuery = { projects: { nodes: Array<{ pathWithNamespac
 export type WatchMainPipelinesSubscriptionVariables = Exact<{ [key: string]: never; }>;
 
 
-export type WatchMainPipelinesSubscription = { pipelineStatusUpdated: { id: string, restId: unknown, status: JobStatus | null, updatedAt: string | null } | null };
+export type WatchMainPipelinesSubscription = { pipelineStatusUpdated: { id: string, restId: number | null, status: JobStatus | null, updatedAt: string | null } | null };
 
 export type EntitiesQueryVariables = Exact<{
   representations: Array<unknown> | unknown;
@@ -110,7 +110,7 @@ export type JobStatusUpdatedSubscriptionVariables = Exact<{
 }>;
 
 
-export type JobStatusUpdatedSubscription = { jobStatusUpdated: { id: string, restId: unknown, name: string | null, status: JobStatus | null } | null };
+export type JobStatusUpdatedSubscription = { jobStatusUpdated: { id: string, restId: number | null, name: string | null, status: JobStatus | null } | null };
 
 export type ProjectByPathQueryVariables = Exact<{
   fullPath: string;
@@ -147,7 +147,7 @@ export type ServiceSdlQuery = { _service: { sdl: string | null } };
 export type WatchPlaygroundJobsSubscriptionVariables = Exact<{ [key: string]: never; }>;
 
 
-export type WatchPlaygroundJobsSubscription = { jobStatusUpdated: { id: string, name: string | null, status: JobStatus | null, pipeline: { restId: unknown, status: JobStatus | null } | null } | null };
+export type WatchPlaygroundJobsSubscription = { jobStatusUpdated: { id: string, name: string | null, status: JobStatus | null, pipeline: { restId: number | null, status: JobStatus | null } | null } | null };
 
 
 export const ChannelStreamDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"ChannelStream"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"first"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"channel"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nickname"}},{"kind":"Field","name":{"kind":"Name","value":"stream"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"Variable","name":{"kind":"Name","value":"first"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"title"}},{"kind":"Field","name":{"kind":"Name","value":"author"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"hash"}},{"kind":"Field","name":{"kind":"Name","value":"name"}}]}}]}}]}}]}}]}}]} as unknown as DocumentNode<ChannelStreamQuery, ChannelStreamQueryVariables>;
