@@ -116,10 +116,15 @@ function expectNotInList(answer: Answer, id: string): void {
   });
 }
 
-/** Relay's log subscription by id, as a graphql-ws or graphql-sse client sends it: an empty query, the id in the extension. */
-function persistedLog() {
-  const hash = relay.subscription?.params.id ?? '';
-  return { query: '', variables: { projectId: 'platform/core', jobId: '1002' }, extensions: { persistedQuery: { version: 1, sha256Hash: hash } } };
+/**
+ * Relay's log subscription by id, as a graphql-ws or graphql-sse client
+ * sends it: an empty query, the id in the extension; the payload
+ * docs/operations.md shows, with the id put in.
+ */
+function persistedLog(): { query: string; variables: Record<string, unknown>; extensions: Record<string, unknown> } {
+  const documented = /sends\s+this very payload[\s\S]*?```json\n([\s\S]*?)```/.exec(readFileSync('docs/operations.md', 'utf8'))?.[1];
+  if (!documented) throw new Error('docs/operations.md has no graphql-ws payload');
+  return JSON.parse(documented.replace('<id>', relay.subscription?.params.id ?? '')) as ReturnType<typeof persistedLog>;
 }
 
 /** The events of a job log subscription, up to its last (complete) chunk. */
