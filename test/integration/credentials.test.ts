@@ -48,6 +48,18 @@ describe('credential forwarding', () => {
     expect(t.calls()[0]?.headers.sudo).toBeUndefined();
   });
 
+  it('forwards JOB-TOKEN as received, to the downloads GitLab takes it on, and never echoes it', async () => {
+    // The sandbox's job token (job 1013, alice's) opens the artifacts of platform/core's pipelines.
+    t.resetCalls();
+    const response = await fetch(new URL('/downloads/gitlab/projects/1/jobs/1001/artifacts', t.url), { headers: { 'job-token': 'sandbox-ci-job-token-1013' } });
+    expect(response.status).toBe(200);
+    await response.arrayBuffer();
+    const sent = t.calls().find((c) => c.path.endsWith('/jobs/1001/artifacts'));
+    expect(sent?.headers['job-token']).toBe('sandbox-ci-job-token-1013');
+    expect(sent?.headers['private-token']).toBeUndefined();
+    expect(JSON.stringify(Object.fromEntries(response.headers))).not.toContain('sandbox-ci-job-token-1013');
+  });
+
   it('forwards Authorization: Bearer as received', async () => {
     t.resetCalls();
     const res = await t.gql(QUERY, {}, { token: null, headers: { authorization: 'Bearer demo-token' } });

@@ -318,15 +318,31 @@ describe('sharing, transfer and maintenance', () => {
     expect(res.data?.projectTransfer.project?.pathWithNamespace).toBe('demo-group/moving-box');
   });
 
-  it('starts housekeeping and a mirror pull', async () => {
-    const res = await t.gql<{ projectHousekeeping: Payload; projectMirrorPull: Payload }>(
-      `mutation { projectHousekeeping(input: { id: "demo/playground" }) { errors { code } project { name } } projectMirrorPull(input: { id: "demo/playground" }) { errors { code } } }`,
+  it('starts housekeeping', async () => {
+    t.resetCalls();
+    const res = await t.gql<{ projectHousekeeping: Payload }>(
+      'mutation { projectHousekeeping(input: { id: "demo/playground" }) { errors { code } project { name } } }',
     );
     expect(res.errors).toBeUndefined();
     expect(res.data?.projectHousekeeping.errors).toEqual([]);
-    expect(t.calls().map((c) => `${c.method} ${c.path}`)).toEqual(
-      expect.arrayContaining(['POST /api/v4/projects/demo%2Fplayground/housekeeping', 'POST /api/v4/projects/demo%2Fplayground/mirror/pull']),
+    expect(t.calls().map((c) => `${c.method} ${c.path}`)).toContain('POST /api/v4/projects/demo%2Fplayground/housekeeping');
+  });
+
+  it('starts a mirror pull of a pull mirror, and says why a project that is not one cannot pull', async () => {
+    // platform/docs is the sandbox's pull mirror; alice owns its group.
+    t.resetCalls();
+    const pulled = await t.gql<{ projectMirrorPull: Payload }>(
+      'mutation { projectMirrorPull(input: { id: "platform/docs" }) { errors { code message } } }',
+      {},
+      { token: 'alice-token' },
     );
+    expect(pulled.errors).toBeUndefined();
+    expect(pulled.data?.projectMirrorPull.errors).toEqual([]);
+    expect(t.calls().map((c) => `${c.method} ${c.path}`)).toContain('POST /api/v4/projects/platform%2Fdocs/mirror/pull');
+    const refused = await t.gql<{ projectMirrorPull: { errors: { code: string; message: string }[] } }>(
+      'mutation { projectMirrorPull(input: { id: "demo/playground" }) { errors { code message } } }',
+    );
+    expect(refused.data?.projectMirrorPull.errors).toEqual([expect.objectContaining({ message: expect.stringMatching(/not mirrored/) })]);
   });
 });
 
