@@ -5,16 +5,23 @@ import { describe, expect, it } from 'vitest';
 import { startGitlabSandbox } from '../../src/sandbox/gitlab/server.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const tsx = ['--import', 'tsx', 'src/main.ts'];
+/** The production command, as `npm start` runs it (dist/ is built by the test run's global setup): no compiling on start. */
+const cli = ['dist/src/main.js'];
+/**
+ * Waits on what a started process prints, never on a budget sized for an
+ * idle machine: on a busy one a start takes many times as long. The test's
+ * own timeout is only a backstop.
+ */
+const START_BACKSTOP_MS = 120_000;
 
 /** Starts `duograph serve` on a free port and resolves once it printed its GraphiQL URL. */
 async function serve(env: Record<string, string>) {
-  const child = spawn(process.execPath, [...tsx, 'serve', '--port', '0', '--host', '127.0.0.1'], { cwd: root, env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, [...cli, 'serve', '--port', '0', '--host', '127.0.0.1'], { cwd: root, env: { ...process.env, ...env } });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no URL printed:\n${output}`)), 15_000);
+    const timer = setTimeout(() => reject(new Error(`no URL printed:\n${output}`)), START_BACKSTOP_MS);
     child.stdout.on('data', () => {
       const match = /GraphiQL at (\S+)/.exec(output);
       if (match?.[1] && output.includes('GitLab upstream')) {
@@ -31,7 +38,7 @@ async function serve(env: Record<string, string>) {
   return { url, output: () => output, stop };
 }
 
-describe('the duograph command', () => {
+describe('the duograph command', { timeout: START_BACKSTOP_MS + 10_000 }, () => {
   it('starts the sandbox and the gateway, prints the GraphiQL URL and demo credentials, and stops on SIGTERM', async () => {
     const gateway = await serve({ GITLAB_URL: '' });
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -77,7 +84,7 @@ describe('the duograph command', () => {
         `duograph: cannot start: LOG_FILE "${root}" cannot be opened for appending (EISDIR); set LOG_FILE to a file the gateway may write, or leave it out for stdout`,
       ],
     ] as const) {
-      const result = spawnSync(process.execPath, tsx, { cwd: root, env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 });
+      const result = spawnSync(process.execPath, cli, { cwd: root, env: { ...process.env, ...env }, encoding: 'utf8', timeout: START_BACKSTOP_MS });
       expect(result.status).toBe(2);
       expect(result.stderr.trim().split('\n')).toEqual([expected]);
     }
@@ -88,11 +95,11 @@ describe('the duograph command', () => {
     await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
     const { port } = busy.address() as AddressInfo;
     try {
-      const result = spawnSync(process.execPath, [...tsx, 'serve', '--port', '0', '--host', '127.0.0.1'], {
+      const result = spawnSync(process.execPath, [...cli, 'serve', '--port', '0', '--host', '127.0.0.1'], {
         cwd: root,
         env: { ...process.env, SANDBOX_GITLAB_PORT: String(port) },
         encoding: 'utf8',
-        timeout: 60_000,
+        timeout: START_BACKSTOP_MS,
       });
       expect(result.status).toBe(2);
       expect(result.stderr.trim().split('\n').at(-1)).toBe(
@@ -104,7 +111,7 @@ describe('the duograph command', () => {
   });
 
   it('lists every option with its environment variable in --help', () => {
-    const result = spawnSync(process.execPath, [...tsx, '--help'], { cwd: root, encoding: 'utf8' });
+    const result = spawnSync(process.execPath, [...cli, '--help'], { cwd: root, encoding: 'utf8' });
     expect(result.status).toBe(0);
     for (const name of ['PORT', 'GITLAB_URL', 'UPSTREAM_TIMEOUT_MS', '--gitlab-url']) expect(result.stdout).toContain(name);
   });

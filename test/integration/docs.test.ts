@@ -70,7 +70,7 @@ const work = mkdtempSync(join(tmpdir(), 'duograph-docs-'));
  */
 function shell(command: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn('sh', ['-c', command.replaceAll('localhost:4000', base)], { cwd: work, timeout: 30_000 });
+    const child = spawn('sh', ['-c', command.replaceAll('localhost:4000', base)], { cwd: work, timeout: 110_000 });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -196,6 +196,8 @@ describe('the docs', () => {
       const next = blocks[index + 1];
       if (next?.page === block.page && next.lang === 'json') expect(JSON.parse(last)).toEqual(JSON.parse(next.body));
     },
+    // A block may start several processes, each waited for until it exits: on a busy machine that takes many times as long.
+    120_000,
   );
 
   it.each(blocks.filter((b) => b.lang === 'graphql').map((b) => [`${b.page}: ${b.body.split('\n')[0]}`, b] as const))(
