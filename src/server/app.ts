@@ -340,7 +340,7 @@ export function buildApp(options: AppOptions): App {
     void yoga(req, res, { scope });
   };
   // Unauthenticated GETs both upstreams answer cheaply (GitLab with 401 on private instances: still up).
-  const readinessTargets = [{ client: gitlab, path: ['version'] }, ...(hubzilla ? [{ client: hubzilla, path: ['version'] }] : [])];
+  const readinessTargets = [{ client: gitlab, path: ['version'], alwaysThere: true }, ...(hubzilla ? [{ client: hubzilla, path: ['version'] }] : [])];
   const websocket = attachWebSocket({
     server,
     yoga,

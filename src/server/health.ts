@@ -11,6 +11,8 @@ export interface ReadinessTarget {
   client: HttpClient;
   /** A cheap GET the upstream answers without credentials (any status below 500 means it is up). */
   path: PathSegments;
+  /** The path exists in every version of the API (GitLab's `version`): a 404 there means the API is not where it was configured. */
+  alwaysThere?: boolean;
 }
 
 export interface UpstreamReadiness {
@@ -31,15 +33,21 @@ export interface HealthOptions {
   groupReady?: () => Promise<boolean>;
 }
 
-/** Probes every upstream at once; an upstream is reachable when it answers below 500 within the timeout. */
+/**
+ * Probes every upstream at once; an upstream is ready when it answers below
+ * 500 within the timeout, and not 404 on a route every version of its API
+ * has: that says the API is not where it was configured (GITLAB_URL with a
+ * path that is not GitLab's root), and every call would miss.
+ */
 export async function checkReadiness(targets: readonly ReadinessTarget[], timeoutMs: number): Promise<Record<string, UpstreamReadiness>> {
   const entries = await Promise.all(
-    targets.map(async ({ client, path }): Promise<[string, UpstreamReadiness]> => {
+    targets.map(async ({ client, path, alwaysThere }): Promise<[string, UpstreamReadiness]> => {
       const started = performance.now();
       try {
         const response = await client.stream({ method: 'GET', path, signal: AbortSignal.timeout(timeoutMs) });
         await response.body.dump();
         const latencyMs = Math.round(performance.now() - started);
+        if (response.status === 404 && alwaysThere) return [client.name, { reachable: false, status: 404, latencyMs, error: 'API_NOT_FOUND' }];
         return [client.name, { reachable: response.status < 500, status: response.status, latencyMs }];
       } catch (error) {
         const code = error instanceof UpstreamError ? error.code : 'UPSTREAM_UNAVAILABLE';

@@ -66,6 +66,19 @@ describe('health and readiness', () => {
       await down.close();
     }
   });
+
+  it('answers /readyz with 503 when GitLab answers 404 where its API was configured (a base URL with a wrong path)', async () => {
+    // The sandbox answers, but not under /elsewhere/api/v4: every call would miss.
+    const wrong = await createTestApp({ gitlabUrl: new URL(`${t.sandbox.url}/elsewhere`), env: { UPSTREAM_RETRIES: '0' } });
+    try {
+      const response = await fetch(new URL('/readyz', wrong.url));
+      expect(response.status).toBe(503);
+      const body = (await response.json()) as { upstreams: Record<string, { reachable: boolean; status: number | null; error?: string }> };
+      expect(body.upstreams.gitlab).toMatchObject({ reachable: false, status: 404, error: 'API_NOT_FOUND' });
+    } finally {
+      await wrong.close();
+    }
+  });
 });
 
 describe('Prometheus metrics', () => {

@@ -39,6 +39,7 @@ import {
   retryPipeline,
 } from './pipelines.js';
 import { addPushRule, deletePushRule, editPushRule, getPushRule } from './push-rules.js';
+import { getVersion } from './version.js';
 
 export interface Route {
   method: string;
@@ -51,6 +52,7 @@ function route(method: string, path: string, handler: RouteHandler): Route {
 }
 
 export const ROUTES: Route[] = [
+  route('GET', 'version', getVersion),
   route('GET', 'projects', listAllProjects),
   route('POST', 'projects', createOwnProject),
   route('POST', 'projects/user/:user_id', createUserProject),
