@@ -43,6 +43,22 @@ describe('values GitLab adds later', () => {
   });
 });
 
+describe('scalar literals', () => {
+  it('reads a DateTime written in the document as it reads one in a variable, on the compiled executor', async () => {
+    t.resetCalls();
+    const literal = await t.gql('{ project(id: "7") { pipelines(updatedAfter: "2024-01-01T00:00:00+02:00") { nodes { id } } } }');
+    const variable = await t.gql('query($at: DateTime) { project(id: "7") { pipelines(updatedAfter: $at) { nodes { id } } } }', {
+      at: '2024-01-01T00:00:00+02:00',
+    });
+    expect(literal.errors).toBeUndefined();
+    expect(variable.errors).toBeUndefined();
+    const sent = t.calls({ path: '/api/v4/projects/7/pipelines' }).map((c) => c.query.updated_after);
+    expect(sent).toEqual([['2023-12-31T22:00:00.000Z'], ['2023-12-31T22:00:00.000Z']]);
+    const bad = await t.gql('{ project(id: "7") { pipelines(updatedAfter: "not a time") { nodes { id } } } }');
+    expect(bad.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+  });
+});
+
 describe('subscriptions by global id alone', () => {
   it("follows a job's log from its global id, without projectId", async () => {
     const sub = sseSubscribe(t, 'subscription { jobLogAppended(jobId: "gid://duograph/Job/1/1013") { jobRestId offset } }');

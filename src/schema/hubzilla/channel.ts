@@ -46,6 +46,9 @@ builder.scalarType('JSON', {
   parseValue: () => {
     throw new GraphQLError('JSON is an output only.');
   },
+  parseLiteral: () => {
+    throw new GraphQLError('JSON is an output only.');
+  },
 });
 
 export const ExportSection = builder.enumType('ExportSection', {
