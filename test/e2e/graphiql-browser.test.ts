@@ -135,13 +135,13 @@ describe.skipIf(!available)('GraphiQL in Chromium', () => {
     // In front of real servers there are no demo credentials, and the page does not pretend there are.
     const plain = await fetch(t.url, { headers: { accept: 'text/html', 'accept-encoding': 'gzip' } });
     expect(plain.headers.get('content-encoding')).toBe('gzip');
-    expect(await plain.text()).toContain('already in the headers below');
+    expect(await plain.text()).toContain('demo credentials are already in the headers');
     const real = await createTestApp({ sandbox: { clock: 'manual' } });
     try {
       const html = await (await fetch(real.url, { headers: { accept: 'text/html' } })).text();
       expect(html).toContain('Put your credentials in the headers below');
       expect(html).not.toContain('demo-token');
-      expect(html).not.toContain('already in the headers below');
+      expect(html).not.toContain('demo credentials are already in the headers');
     } finally {
       await real.close();
     }
