@@ -8,7 +8,7 @@ import type { JsonResponse } from '../http-util.js';
 import { badRequest, forbidden, RECORD_NOT_FOUND, UNAUTHORIZED, userProject, FORBIDDEN, notFound, type RouteHandler } from './api-request.js';
 import { canReadJobs, resolveJob } from './job-access.js';
 import { jobRecord } from './job-records.js';
-import { jobKeysetPage, offsetLimitFailure, wantsKeyset } from './keyset.js';
+import { jobKeysetPage, pageOf } from './keyset.js';
 import { paginate } from './pagination.js';
 import { Params } from './params.js';
 import { JOB_STATUSES, type JobStatus, type SandboxJob } from './store.js';
@@ -40,16 +40,14 @@ export const listJobs: RouteHandler = (request) => {
   if (!canReadJobs(request, project)) return FORBIDDEN;
   const jobs = filterScope(request.store.jobsOf(project.id), scope);
   const link = { url: request.requestUrl, query: request.query };
-  let page: { items: SandboxJob[]; headers: Record<string, string> };
-  if (wantsKeyset(params)) {
-    const keyset = jobKeysetPage(jobs, params, link);
-    if ('status' in keyset) return keyset;
-    page = keyset;
-  } else {
-    const limited = offsetLimitFailure(pageRequest, 'Ci::Build');
-    if (limited) return limited;
-    page = paginate(jobs, pageRequest, link, { withoutCount: true });
-  }
+  const page = pageOf(
+    params,
+    pageRequest,
+    'Ci::Build',
+    () => jobKeysetPage(jobs, params, link),
+    () => paginate(jobs, pageRequest, link, { withoutCount: true }),
+  );
+  if ('status' in page) return page;
   return { status: 200, body: page.items.map((job) => jobRecord(request.store, request.viewer, job)), headers: page.headers };
 };
 

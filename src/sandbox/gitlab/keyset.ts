@@ -17,12 +17,12 @@ export const OFFSET_PAGINATION_LIMIT = 50_000;
 const KEYSET_UNAVAILABLE: JsonResponse = { status: 405, body: { error: 'Keyset pagination is not yet available for this type of request' } };
 
 /** Whether the request asks for keyset pagination (`params[:pagination] == 'keyset'`). */
-export function wantsKeyset(params: Params): boolean {
+function wantsKeyset(params: Params): boolean {
   return params.string('pagination') === 'keyset';
 }
 
 /** The 405 of an offset page beyond the limit (`page * per_page > limit`), or null. */
-export function offsetLimitFailure(page: PageRequest, type: 'Project' | 'Ci::Build', limit = OFFSET_PAGINATION_LIMIT): JsonResponse | null {
+function offsetLimitFailure(page: PageRequest, type: 'Project' | 'Ci::Build', limit = OFFSET_PAGINATION_LIMIT): JsonResponse | null {
   if (limit <= 0 || page.page * page.perPage <= limit) return null;
   const error =
     `Offset pagination has a maximum allowed offset of ${limit} for requests that return objects of type ${type}. ` +
@@ -115,4 +115,20 @@ export function jobKeysetPage<T extends { id: number }>(
   const last = items[items.length - 1];
   if (last && (cursor.backward ? cursor.id !== null : more)) headers.Link = linkTo(link.url, link.query, { cursor: dumpCursor(last.id, 'n') });
   return { items, headers };
+}
+
+/**
+ * The page a list request asks for (pagination_strategies.rb's paginator):
+ * by keyset with `pagination=keyset`, else by offset unless it lies past the
+ * limit for `type`. Either way a JsonResponse is a refusal to send as it is.
+ */
+export function pageOf<T>(
+  params: Params,
+  request: PageRequest,
+  type: 'Project' | 'Ci::Build',
+  byKeyset: () => { items: T[]; headers: Record<string, string> } | JsonResponse,
+  byOffset: () => { items: T[]; headers: Record<string, string> },
+): { items: T[]; headers: Record<string, string> } | JsonResponse {
+  if (wantsKeyset(params)) return byKeyset();
+  return offsetLimitFailure(request, type) ?? byOffset();
 }

@@ -6,7 +6,7 @@
 import type { JsonResponse } from '../http-util.js';
 import { groupAccess, projectMemberAccess } from './access.js';
 import { findVisibleProject, PROJECT_NOT_FOUND, USER_NOT_FOUND, type ApiRequest, type RouteHandler } from './api-request.js';
-import { offsetLimitFailure, projectKeysetPage, wantsKeyset } from './keyset.js';
+import { pageOf, projectKeysetPage } from './keyset.js';
 import { paginate } from './pagination.js';
 import { Params } from './params.js';
 import { readProjectFilters, selectProjects, type ProjectFilters } from './project-filters.js';
@@ -37,16 +37,14 @@ function listProjects(request: ApiRequest, candidates: () => Iterable<SandboxPro
   if (isResponse(found)) return found;
   const selected = selectProjects(request.store, request.viewer, found, filters);
   const link = { url: request.requestUrl, query: request.query };
-  let page: { items: SandboxProject[]; headers: Record<string, string> };
-  if (wantsKeyset(params)) {
-    const keyset = projectKeysetPage(selected, params, link);
-    if ('status' in keyset) return keyset;
-    page = keyset;
-  } else {
-    const limited = offsetLimitFailure(pageRequest, 'Project');
-    if (limited) return limited;
-    page = paginate(selected, pageRequest, link);
-  }
+  const page = pageOf(
+    params,
+    pageRequest,
+    'Project',
+    () => projectKeysetPage(selected, params, link),
+    () => paginate(selected, pageRequest, link),
+  );
+  if ('status' in page) return page;
   const ctx = renderContext(request, { statistics: filters.statistics, customAttributes: filters.withCustomAttributes });
   const simple = request.viewer === null || filters.simple;
   const body = page.items.map((project) => (simple ? simpleProjectRecord(project, ctx) : fullProjectRecord(project, ctx)));
