@@ -217,6 +217,15 @@ function redisUrl(raw: string, name: string): string | null {
   return raw.trim();
 }
 
+/** The API paths under each upstream's base URL. */
+export const GITLAB_API_PATH = 'api/v4';
+export const HUBZILLA_API_PATH = 'api/z/1.0';
+
+/** The API base under an upstream's base URL, which may carry a path prefix (a GitLab under a relative URL root). */
+export function apiBase(base: URL, apiPath: string): URL {
+  return new URL(apiPath, base.href.endsWith('/') ? base : `${base.href}/`);
+}
+
 /**
  * A base URL given with its API path (`…/api/v4`, the form the `sandbox`
  * command used to print) loses that suffix, keeping any prefix before it (a

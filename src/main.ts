@@ -8,7 +8,7 @@
  * line and exits 2.
  */
 import { setFlagsFromString } from 'node:v8';
-import { configHelp, ConfigError, loadConfig, type Config } from './config.js';
+import { apiBase, configHelp, ConfigError, GITLAB_API_PATH, HUBZILLA_API_PATH, loadConfig, type Config } from './config.js';
 import type { GitlabSandbox } from './sandbox/gitlab/server.js';
 import type { HubzillaSandbox } from './sandbox/hubzilla/server.js';
 import { buildApp, leaseTtlMs } from './server/app.js';
@@ -142,15 +142,13 @@ async function serve(config: Config): Promise<() => Promise<void>> {
   appLog = (message) => app.logger.warn(message);
   const url = await app.listen(config.port, config.host);
   console.log(`duograph listening: GraphiQL at ${url.href}`);
-  console.log(
-    `GitLab upstream: ${gitlabUrl.origin}${sandbox ? ' (built-in sandbox)' : ''}; its API at ${new URL('api/v4', gitlabUrl.href.endsWith('/') ? gitlabUrl : `${gitlabUrl.href}/`).href}`,
-  );
+  console.log(`GitLab upstream: ${gitlabUrl.origin}${sandbox ? ' (built-in sandbox)' : ''}; its API at ${apiBase(gitlabUrl, GITLAB_API_PATH).href}`);
   console.log(
     `Webhook receiver: ${app.webhookUrl()} (register it with the jobStatusWebhookRegister mutation; pub/sub: ${config.redisUrl ? 'Redis' : 'in memory'})`,
   );
   if (sandbox) console.log(`Demo credentials (send as a header):\n${await demoCredentials()}`);
   console.log(
-    `Hubzilla upstream: ${hubzillaUrl.origin}${hubzillaSandbox ? ' (built-in sandbox)' : ''}; its API at ${new URL('api/z/1.0', hubzillaUrl.href.endsWith('/') ? hubzillaUrl : `${hubzillaUrl.href}/`).href}`,
+    `Hubzilla upstream: ${hubzillaUrl.origin}${hubzillaSandbox ? ' (built-in sandbox)' : ''}; its API at ${apiBase(hubzillaUrl, HUBZILLA_API_PATH).href}`,
   );
   if (hubzillaSandbox) console.log(`Hubzilla demo credentials (send as a header):\n${hubzillaDemoCredentials()}`);
   // The host only: the URL's path and the export headers may carry a collector's key.

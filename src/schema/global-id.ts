@@ -11,7 +11,8 @@ const NOT_AN_ID = /^$|(^|\/)(undefined|null|NaN|\[object Object\])(\/|$)/;
 /** The global id of a record; a record without a usable id (a malformed upstream item) is the upstream's error, never a node. */
 export function encodeGlobalId(typename: string, id: string | number | bigint): string {
   const local = String(id);
-  if (NOT_AN_ID.test(local)) {
+  // Numbers (most ids) need only be finite; text is checked for what a missing part prints as.
+  if (typeof id === 'number' ? !Number.isFinite(id) : NOT_AN_ID.test(local)) {
     throw new UpstreamError(`The upstream sent a ${typename} without a usable id.`, 'UPSTREAM_ERROR', {
       name: 'upstream',
       status: 200,

@@ -9,7 +9,7 @@ import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { createFetch } from '@whatwg-node/fetch';
 import { createGraphQLError, createYoga, type YogaServerInstance } from 'graphql-yoga';
-import type { Config } from '../config.js';
+import { apiBase, type Config, GITLAB_API_PATH, HUBZILLA_API_PATH } from '../config.js';
 import { InputError } from '../errors.js';
 import { newCacheUsage, type RequestScope, requestScopeFrom } from '../request-scope.js';
 import type { Context } from '../schema/context.js';
@@ -166,7 +166,7 @@ export function buildApp(options: AppOptions): App {
     : null;
   const gitlab = new HttpClient({
     name: 'gitlab',
-    baseUrl: new URL('api/v4', options.gitlabUrl.href.endsWith('/') ? options.gitlabUrl : `${options.gitlabUrl.href}/`),
+    baseUrl: apiBase(options.gitlabUrl, GITLAB_API_PATH),
     timeoutMs: config.upstreamTimeoutMs,
     connections: config.upstreamConnections,
     maxResponseBytes: config.upstreamMaxResponseBytes,
@@ -181,7 +181,7 @@ export function buildApp(options: AppOptions): App {
   const hubzilla = options.hubzillaUrl
     ? new HttpClient({
         name: 'hubzilla',
-        baseUrl: new URL('api/z/1.0', options.hubzillaUrl.href.endsWith('/') ? options.hubzillaUrl : `${options.hubzillaUrl.href}/`),
+        baseUrl: apiBase(options.hubzillaUrl, HUBZILLA_API_PATH),
         timeoutMs: config.upstreamTimeoutMs,
         connections: config.upstreamConnections,
         maxResponseBytes: config.upstreamMaxResponseBytes,
@@ -322,7 +322,7 @@ export function buildApp(options: AppOptions): App {
     if (handleGitlabWebhook(req, res, { secret: webhookSecret, maxBytes: config.webhookMaxBytes, hub, cache, log })) return;
     if (handleDownload(req, res, gitlab, scope) || handleHubzillaDownload(req, res, hubzilla, scope)) return;
     if (graphiql.handle(req, res)) return;
-    if (new URL(req.url ?? '/', 'http://localhost').pathname !== yoga.graphqlEndpoint) {
+    if ((req.url ?? '/').split('?', 1)[0] !== yoga.graphqlEndpoint) {
       // Not an empty 404: whoever opened the bare address learns where the graph is.
       req.resume();
       const body = JSON.stringify({ errors: [{ message: `Nothing here. GraphQL is at ${yoga.graphqlEndpoint} (GraphiQL, in a browser).` }] });

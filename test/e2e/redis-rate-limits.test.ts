@@ -106,6 +106,16 @@ describe.skipIf(!hasRedis)("GitLab's rate limit across two instances on one Redi
   });
 });
 
+/**
+ * Budgets count in the epoch's minutes (as GitLab does): when less than
+ * `needed` ms of this one are left, waits for the next to begin, so what
+ * the test spends falls in one minute.
+ */
+async function withinOneMinute(needed: number): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < needed) await new Promise((resolve) => setTimeout(resolve, left + 200));
+}
+
 /** The gateway's count of GitLab answers with this status. */
 async function upstreamAnswers(gateway: Gateway, status: number): Promise<number> {
   const text = await (await fetch(new URL('/metrics', gateway.url))).text();
@@ -134,9 +144,8 @@ describe.skipIf(!hasRedis)('one budget of 600 calls a minute per user for three 
   });
 
   it('lets pollers yield first, then callers spend the rest and fail fast, with no 429 from GitLab and no effect on another user', async () => {
-    // The whole load falls in one of GitLab's minutes: start one afresh when less than 25 s of this one are left.
-    const left = 60_000 - (Date.now() % 60_000);
-    if (left < 25_000) await new Promise((resolve) => setTimeout(resolve, left + 200));
+    // The whole load falls in one of GitLab's minutes.
+    await withinOneMinute(25_000);
     const demoCalls = () => sandbox.requests.filter((r) => r.headers['private-token'] === 'demo-token');
     const isPoll = (path: string) => path.endsWith('/jobs');
     // Background work: demo watches the jobs of three projects, one shared poller each across the fleet.
@@ -209,9 +218,8 @@ describe.skipIf(!hasRedis)('one inbound allowance per caller for two instances o
 
   it('charges a caller on one instance what it spent on the other, and no other caller', async () => {
     const [a, b] = gateways as [Gateway, Gateway];
-    // The allowance is per minute: start one afresh when less than 20 s of this one are left.
-    const left = 60_000 - (Date.now() % 60_000);
-    if (left < 20_000) await new Promise((resolve) => setTimeout(resolve, left + 200));
+    // The allowance is per minute.
+    await withinOneMinute(20_000);
     for (const id of [1, 2, 3]) expect((await gql(a, 'demo-token', `{ project(id: "${id}") { name } }`)).errors).toBeUndefined();
     // The charge is counted after the answer: B sees it once Redis has it.
     await vi.waitFor(async () => {
