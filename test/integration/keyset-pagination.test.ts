@@ -151,6 +151,15 @@ describe('walking past GitLab offset limit', () => {
     expect(t.calls()).toHaveLength(1);
   });
 
+  it('says how to go on when an offset page of jobs lies past the limit', async () => {
+    const res = await t.gql(`{ project(id: "7") { jobs(first: 100, after: "${encodeCursor(50_099)}") { nodes { id } } } }`);
+    expect(res.data).toEqual({ project: { jobs: null } });
+    expect(res.errors?.[0]).toMatchObject({
+      message: 'GitLab pages this list by offset only up to item 50,000. Page forward with first and after: those pages are read by keyset, at any depth.',
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
+  });
+
   it('keeps cursors issued before keys working, and hands out keyed ones from them', async () => {
     const byOffset = await projects(`orderBy: ID, sort: DESC, first: 5, after: "${encodeCursor(9)}"`);
     const top = await projects('orderBy: ID, sort: DESC, first: 20');
