@@ -67,6 +67,8 @@ export interface JobWatch {
   pipelineId?: number | null;
   /** REST status names. */
   statuses?: readonly string[] | null;
+  /** Most items of the current state this subscriber gets first, the newest kept; null for all of it. */
+  initialLimit?: number | null;
 }
 
 /** What a webhook delivery did. */
@@ -188,7 +190,7 @@ export class SubscriptionHub {
     const statuses = watch.statuses?.length ? [...new Set(watch.statuses)].sort() : null;
     const key = `jobs|${scope}|${watch.projectId}|${watch.jobId ?? ''}|${watch.pipelineId ?? ''}|${statuses?.join(',') ?? ''}`;
     const topic = this.topic(key, () => new JobTopic(this, key, scope, subscriber.credentials, { ...watch, statuses }));
-    return this.open(topic, subscriber);
+    return this.open(topic, subscriber, watch.initialLimit);
   }
 
   /**
@@ -201,7 +203,7 @@ export class SubscriptionHub {
     const statuses = watch.statuses?.length ? [...new Set(watch.statuses)].sort() : null;
     const key = `pipelines|${scope}|${watch.projectId}|${watch.pipelineId ?? ''}|${watch.ref ?? ''}|${statuses?.join(',') ?? ''}`;
     const topic = this.topic(key, () => new PipelineTopic(this, key, scope, subscriber.credentials, { ...watch, statuses }));
-    return this.open(topic, subscriber);
+    return this.open(topic, subscriber, watch.initialLimit);
   }
 
   /**
@@ -309,8 +311,8 @@ export class SubscriptionHub {
     return topic;
   }
 
-  private async open<T>(topic: Topic<T>, subscriber: Subscriber): Promise<TopicStream<T>> {
-    const stream = new TopicStream<T>(topic, { signal: subscriber.signal });
+  private async open<T>(topic: Topic<T>, subscriber: Subscriber, initialLimit?: number | null): Promise<TopicStream<T>> {
+    const stream = new TopicStream<T>(topic, { signal: subscriber.signal, initialLimit });
     if (subscriber.signal) this.streamsBySignal.set(subscriber.signal, stream as TopicStream<unknown, unknown>);
     try {
       await topic.join(stream, null);

@@ -10,6 +10,8 @@ export interface PipelineWatch {
   ref?: string | null;
   /** REST status names. */
   statuses?: readonly string[] | null;
+  /** Most pipelines of the current state this subscriber gets first, the newest kept; null for all of it. */
+  initialLimit?: number | null;
 }
 
 /** Newest pipelines a watch of a whole project reads first: GitLab's page maximum. */

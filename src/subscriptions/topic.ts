@@ -185,6 +185,8 @@ export interface TopicStreamOptions {
   cleanup?: () => void;
   /** Most entries kept for a slow consumer. */
   maxQueued?: number;
+  /** Most items of the current state each subscriber gets first, the newest kept (0: changes only); null or absent for all. */
+  initialLimit?: number | null;
 }
 
 /**
@@ -258,8 +260,11 @@ export class TopicStream<T, M = unknown> implements AsyncIterableIterator<T> {
   }
 
   /** Members (or, when null, the stream's own consumer) get the topic's current state; changes follow. */
-  welcome(state: readonly T[], members: readonly M[] | null): void {
+  welcome(all: readonly T[], members: readonly M[] | null): void {
     if (this.closed) return;
+    const limit = this.options.initialLimit;
+    // The state is oldest first: a limit keeps its end.
+    const state = limit === null || limit === undefined || limit >= all.length ? all : limit === 0 ? [] : all.slice(-limit);
     if (members === null) {
       this.live = true;
       this.enqueue({ items: state, audience: null, adds: null });

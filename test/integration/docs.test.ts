@@ -240,6 +240,6 @@ describe('the docs', () => {
       });
     });
     child.kill();
-    expect(JSON.parse(line)).toMatchObject({ jobStatusUpdated: { name: expect.any(String), status: expect.any(String) } });
+    expect(JSON.parse(line)).toMatchObject({ jobStatusUpdated: { restId: expect.any(Number), name: expect.any(String), status: expect.any(String) } });
   });
 });

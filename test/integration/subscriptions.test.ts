@@ -49,6 +49,32 @@ describe('jobStatusUpdated from the shared poller', () => {
     await sub.stop();
   });
 
+  it('sends only the newest of the current state with initialLimit, and none with 0', async () => {
+    const limited = `subscription ($limit: Int) { jobStatusUpdated(projectId: "7", pipelineId: "202", initialLimit: $limit) { ${JOB_FIELDS} } }`;
+    const newest = sseSubscribe(t, limited, { limit: 1 });
+    expect(statusOf(await newest.next())).toBe('2005:CREATED');
+    const client = wsClient(t, { 'private-token': 'bob-token' });
+    const changesOnly = wsSubscribe(client, limited, { limit: 0 });
+    // Both joined once each credential's poller runs: nothing else is sent before a change.
+    await vi.waitFor(() => expect(t.app.hub.stats()).toMatchObject({ pollers: 2 }));
+    t.sandbox.advance(STEP_MS);
+    const changes = ['2003:FAILED', '2004:SKIPPED', '2005:SKIPPED'];
+    expect((await newest.take(3)).map(statusOf)).toEqual(changes);
+    expect((await changesOnly.take(3)).map(statusOf)).toEqual(changes);
+    await newest.stop();
+    await changesOnly.stop();
+    await client.dispose();
+  });
+
+  it.each([-1, 101])('refuses initialLimit %i with BAD_USER_INPUT before any upstream call', async (limit) => {
+    t.resetCalls();
+    const sub = sseSubscribe(t, 'subscription ($limit: Int) { jobStatusUpdated(projectId: "7", initialLimit: $limit) { restId } }', { limit });
+    const result = await sub.next();
+    expect(result.errors?.[0]).toMatchObject({ message: 'initialLimit must be between 0 and 100.', extensions: { code: 'BAD_USER_INPUT' } });
+    expect(t.calls()).toHaveLength(0);
+    await sub.stop();
+  });
+
   it('shows what jobPlay, jobCancel and jobRetry do', async () => {
     const client = wsClient(t, { 'private-token': 'alice-token' });
     const sub = wsSubscribe(client, watchPipeline, { projectId: '1', pipelineId: '101', statuses: ['PENDING', 'CANCELED'] });

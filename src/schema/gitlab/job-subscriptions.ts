@@ -65,6 +65,13 @@ async function watchedProject(
   throw new InputError(`projectId is required unless ${names} is a global id, which names its project.`, ['projectId']);
 }
 
+/** The `initialLimit` argument: null for the whole current state, else 0 (changes only) to 100. */
+function initialLimitArg(value: number | null | undefined): number | null {
+  if (value === null || value === undefined) return null;
+  if (value < 0 || value > 100) throw new InputError('initialLimit must be between 0 and 100.', ['initialLimit']);
+  return value;
+}
+
 /** A job or pipeline argument of a subscription: its global id (of the same project) or a numeric id. */
 function idInProject(id: string, typename: 'Job' | 'Pipeline', projectId: number, field: string): number {
   const [owner, restId] = projectScopedIdFromArg(id, typename, projectId, field);
@@ -134,7 +141,7 @@ builder.subscriptionFields((t) => ({
   jobStatusUpdated: t.field({
     type: Job,
     description:
-      "Triggered when a CI job of the project changes status. Emits the current state first (the job; else the pipeline's jobs; else the project's 100 newest jobs; oldest first), then the job on every status change. Fed by GitLab job and pipeline webhooks where they reach the gateway, else by one shared poller per project and credentials.",
+      "Triggered when a CI job of the project changes status. Emits the current state first (the job; else the pipeline's jobs; else the project's 100 newest jobs; oldest first; `initialLimit` keeps only its newest), then the job on every status change. Fed by GitLab job and pipeline webhooks where they reach the gateway, else by one shared poller per project and credentials.",
     args: {
       projectId: t.arg.id({
         description: 'Numeric id, full path (e.g. `demo/playground`) or global id of the project; not needed when jobId or pipelineId is a global id.',
@@ -142,9 +149,14 @@ builder.subscriptionFields((t) => ({
       jobId: t.arg.id({ description: 'Watches only this job: its global id or numeric id.' }),
       pipelineId: t.arg.id({ description: 'Watches only the jobs of this pipeline: its global id or numeric id.' }),
       statuses: t.arg({ type: [JobStatus], description: 'Emits only jobs in these statuses.' }),
+      initialLimit: t.arg.int({
+        description:
+          'Most jobs of the current state sent first, the newest kept (0 to 100): 0 sends changes only. Without it, all of the current state comes first.',
+      }),
     },
     subscribe: async (_root, args, ctx) => {
       const who = subscriber(ctx);
+      const initialLimit = initialLimitArg(args.initialLimit);
       const projectId = await watchedProject(ctx, args.projectId, [
         { id: args.jobId, typename: 'Job', field: 'jobId' },
         { id: args.pipelineId, typename: 'Pipeline', field: 'pipelineId' },
@@ -156,6 +168,7 @@ builder.subscriptionFields((t) => ({
         jobId: args.jobId === null || args.jobId === undefined ? null : idInProject(String(args.jobId), 'Job', projectId, 'jobId'),
         pipelineId,
         statuses: args.statuses ?? null,
+        initialLimit,
       });
     },
     resolve: lastUnlessRevoked,
@@ -171,9 +184,14 @@ builder.subscriptionFields((t) => ({
       pipelineId: t.arg.id({ description: 'Watches only this pipeline: its global id or numeric id.' }),
       ref: t.arg.string({ description: 'Watches only the pipelines of this branch or tag.' }),
       statuses: t.arg({ type: [JobStatus], description: 'Emits only pipelines in these statuses.' }),
+      initialLimit: t.arg.int({
+        description:
+          'Most pipelines of the current state sent first, the newest kept (0 to 100): 0 sends changes only. Without it, all of the current state comes first.',
+      }),
     },
     subscribe: async (_root, args, ctx) => {
       const who = subscriber(ctx);
+      const initialLimit = initialLimitArg(args.initialLimit);
       const projectId = await watchedProject(ctx, args.projectId, [{ id: args.pipelineId, typename: 'Pipeline', field: 'pipelineId' }]);
       return ctx.live.hub.watchPipelines(who, {
         projectId,
@@ -181,6 +199,7 @@ builder.subscriptionFields((t) => ({
           args.pipelineId === null || args.pipelineId === undefined ? null : idInProject(String(args.pipelineId), 'Pipeline', projectId, 'pipelineId'),
         ref: args.ref ?? null,
         statuses: args.statuses ?? null,
+        initialLimit,
       });
     },
     resolve: lastUnlessRevoked,
