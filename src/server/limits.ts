@@ -61,6 +61,17 @@ const REPORTED = {
   onReject: [(context: ValidationContext | null, error: GraphQLError) => context?.reportError(limitError(error))],
 };
 
+/** What graphql-js adds as the last error when it stops validating (after its `maxErrors`, 100). */
+const VALIDATION_ABORTED = 'Too many validation errors, error limit reached. Validation aborted.';
+
+/** graphql-js's abort, saying which limit stopped it: the errors before it are kept, the first of them first. */
+function validationAborted(reported: number): GraphQLError {
+  return createGraphQLError(
+    `Validation stopped after ${reported} errors (the most reported for one document); the errors above are the first ones, fix them and send again.`,
+    { extensions: { code: 'GRAPHQL_VALIDATION_FAILED', limit: { name: 'validationErrors', max: reported } } },
+  );
+}
+
 /**
  * Gives GraphQL Armor's token refusal a code, the limit and the status 400,
  * as REPORTED does for the depth, alias and directive refusals (they came as
@@ -80,6 +91,7 @@ function useLimitCodes(): Plugin {
       ({ result, setResult }) => {
         const refusals = result.filter((error) => error.extensions?.code === 'OPERATION_LIMIT');
         if (refusals.length > 0 && refusals.length < result.length) setResult(refusals);
+        else if (result.at(-1)?.message === VALIDATION_ABORTED) setResult([...result.slice(0, -1), validationAborted(result.length - 1)]);
       },
   };
 }

@@ -271,6 +271,21 @@ describe('every refusal has the right status and a code', () => {
     expectNoUpstreamCall();
   });
 
+  it("keeps graphql-js's first 100 errors of a document with more, and says which limit stopped validation", async () => {
+    // 150 unknown fields, no alias or directive: only graphql-js's own limit of errors stops it.
+    const query = `{ ${Array.from({ length: 150 }, (_, i) => `nope${i}`).join(' ')} }`;
+    const res = await post(JSON.stringify({ query }), { accept: 'application/graphql-response+json' });
+    expect(res.status).toBe(400);
+    const errors = res.body.errors ?? [];
+    expect(errors).toHaveLength(101);
+    expect(errors[0]?.message).toMatch(/^Cannot query field "nope0" on type "Query"/);
+    expect(errors[100]).toMatchObject({
+      message: 'Validation stopped after 100 errors (the most reported for one document); the errors above are the first ones, fix them and send again.',
+      extensions: { code: 'GRAPHQL_VALIDATION_FAILED', limit: { name: 'validationErrors', max: 100 } },
+    });
+    expectNoUpstreamCall();
+  });
+
   it.each([
     ['a value of the wrong type', { n: 'abc' }, /^Variable "\$n" got invalid value "abc"; Int cannot represent non-integer value: "abc"$/],
     ['a missing required variable', {}, /^Variable "\$n" of required type "Int!" was not provided\.$/],
