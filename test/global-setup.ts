@@ -1,5 +1,6 @@
 /**
- * Builds dist/ from the current sources first when they are newer than it,
+ * Builds dist/ from the current sources first when they are newer than it
+ * (scripts/build-if-stale.mjs, which `npm start` runs too),
  * so that the tests of the production commands (`npm start`, `node
  * dist/src/main.js`, the packed tarball) run what the sources say, and a run
  * of one unit test does not wait for a build it does not need. Then routes the JSON logs of every gateway the test run starts (in-process,
@@ -8,43 +9,16 @@
  * or secrets the tests used may appear in it. A leak fails the run.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TEST_SECRETS } from './helpers/secrets.js';
 
 const ROOT = new URL('..', import.meta.url);
-/** Written after a build: dist/ is as new as the sources it was built from. */
-const STAMP = new URL('dist/.built', ROOT);
-
-/** The newest modification time under `dir` (recursively), in ms. */
-function newest(dir: URL): number {
-  let latest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = new URL(entry.name + (entry.isDirectory() ? '/' : ''), dir);
-    latest = Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
-  }
-  return latest;
-}
-
-function builtAt(): number {
-  try {
-    return statSync(STAMP).mtimeMs;
-  } catch {
-    return 0;
-  }
-}
 
 export default function setup(): () => void {
-  const sources = Math.max(
-    newest(new URL('src/', ROOT)),
-    ...['package.json', 'tsconfig.json', 'tsconfig.build.json'].map((f) => statSync(new URL(f, ROOT)).mtimeMs),
-  );
-  if (sources >= builtAt()) {
-    const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, encoding: 'utf8' });
-    if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}${build.stderr}`);
-    writeFileSync(STAMP, '');
-  }
+  const build = spawnSync(process.execPath, ['scripts/build-if-stale.mjs'], { cwd: ROOT, encoding: 'utf8' });
+  if (build.status !== 0) throw new Error(`the build failed:\n${build.stdout}${build.stderr}`);
   const dir = mkdtempSync(join(tmpdir(), 'duograph-test-logs-'));
   const file = join(dir, 'gateway.log');
   process.env.LOG_FILE = file;

@@ -88,6 +88,7 @@ const RUN_ELSEWHERE: readonly [RegExp, string][] = [
   [/^npm ci && npm start$/, 'test/e2e/production.test.ts'],
   [/^npm ci && npm pack$|^npm install -g \.\/duograph-[\d.]+\.tgz$|^n?p?x? ?duograph serve$|^npx duograph serve$/, 'test/e2e/production.test.ts'],
   [/^npm prune --omit=dev$/, 'test/e2e/production.test.ts'],
+  [/^npm ci && npm run build$/, 'test/global-setup.ts'],
   [/^sudo (cp|mkdir|systemctl) |^printf .*\/etc\/duograph\/env/, 'test/e2e/production.test.ts'],
   [/^redis-server |^export REDIS_URL=/, 'test/e2e/redis-fanout.test.ts'],
   [/^WORKERS=\S+ npm start$/, 'test/integration/workers.test.ts'],
