@@ -3,6 +3,9 @@ import { defineConfig } from 'vitest/config';
 
 const require = createRequire(import.meta.url);
 
+/** The tests of the Hubzilla API, run again against the sandbox playing Hubzilla 10 (SANDBOX_HUBZILLA_VERSION). */
+const HUBZILLA_TESTS = ['test/integration/hubzilla-*.test.ts', 'test/integration/sandbox-hubzilla*.test.ts'];
+
 export default defineConfig({
   resolve: {
     // Node loads graphql's CommonJS build for the dependencies (no "exports" map);
@@ -10,11 +13,23 @@ export default defineConfig({
     alias: [{ find: /^graphql$/, replacement: require.resolve('graphql') }],
   },
   test: {
-    include: ['test/**/*.test.ts'],
     // Sends every gateway's logs to one file and checks it for credentials after the run.
     globalSetup: ['test/global-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
+    projects: [
+      { extends: true, test: { name: 'hubzilla 8.8', include: ['test/**/*.test.ts'] } },
+      // hubzilla-releases.test.ts starts both releases itself.
+      {
+        extends: true,
+        test: {
+          name: 'hubzilla 10',
+          include: HUBZILLA_TESTS,
+          exclude: ['test/integration/hubzilla-releases.test.ts'],
+          env: { SANDBOX_HUBZILLA_VERSION: '10' },
+        },
+      },
+    ],
   },
 });

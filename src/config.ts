@@ -64,6 +64,8 @@ export interface Config {
   readonly sandboxGitlabPort: number;
   /** Port of the sandbox Hubzilla (SANDBOX_HUBZILLA_PORT); 0 picks a free one. */
   readonly sandboxHubzillaPort: number;
+  /** The Hubzilla release the sandbox plays (SANDBOX_HUBZILLA_VERSION): 8.8 or 10. Default 8.8. */
+  readonly sandboxHubzillaVersion: SandboxHubzillaVersion;
   /** Refuse WebSocket connections (at connection_init) and subscriptions that carry no valid GitLab credential (REQUIRE_CREDENTIALS). Default false. */
   readonly requireCredentials: boolean;
   /** Secret GitLab sends in X-Gitlab-Token to /webhooks/gitlab (GITLAB_WEBHOOK_SECRET); null: a random one per process, fine for one instance. */
@@ -256,6 +258,18 @@ function httpUrl(raw: string, name: string): URL | null {
   return url;
 }
 
+export const SANDBOX_HUBZILLA_VERSIONS = ['8.8', '10'] as const;
+export type SandboxHubzillaVersion = (typeof SANDBOX_HUBZILLA_VERSIONS)[number];
+
+function sandboxHubzillaVersion(raw: string, name: string): SandboxHubzillaVersion {
+  const value = raw.trim();
+  if (value === '') return '8.8';
+  if (!(SANDBOX_HUBZILLA_VERSIONS as readonly string[]).includes(value)) {
+    throw new ConfigError(`${name} must be one of ${SANDBOX_HUBZILLA_VERSIONS.join(', ')}, got "${raw.slice(0, 40)}"`);
+  }
+  return value as SandboxHubzillaVersion;
+}
+
 function logLevel(raw: string, name: string): LogLevel {
   const value = raw.trim().toLowerCase();
   if (value === '') return 'info';
@@ -441,6 +455,13 @@ const OPTIONS = [
     flag: '--sandbox-hubzilla-port',
     help: 'port of the sandbox Hubzilla (default: a free port)',
     parse: integer(0, 65535),
+  },
+  {
+    key: 'sandboxHubzillaVersion',
+    env: 'SANDBOX_HUBZILLA_VERSION',
+    flag: '--sandbox-hubzilla-version',
+    help: `the Hubzilla release the sandbox plays: ${SANDBOX_HUBZILLA_VERSIONS.join(' or ')} (default 8.8)`,
+    parse: sandboxHubzillaVersion,
   },
   {
     key: 'sandboxCredentials',
@@ -640,6 +661,7 @@ const DEFAULTS: Config = {
   sandboxGitlabPort: 0,
   hubzillaUrl: null,
   sandboxHubzillaPort: 0,
+  sandboxHubzillaVersion: '8.8',
   requireCredentials: false,
   gitlabWebhookSecret: null,
   webhookMaxBytes: 5 * 1024 * 1024,

@@ -35,6 +35,10 @@ export class UpstreamError extends Error {
   cancelled = false;
   /** Set when the answer's head came and its body broke off: a GET gets one more try. */
   cutShort = false;
+  /** Set on a write that was sent but got no answer (it timed out, or the connection dropped): the upstream may have applied it. */
+  mayHaveBeenApplied = false;
+  /** What a retry of such a write sends again to be safe (the messageId of a Hubzilla post); null when nothing makes it safe. */
+  retryWith: Readonly<Record<string, string>> | null = null;
   constructor(
     message: string,
     readonly code: ErrorCode,

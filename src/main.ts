@@ -46,7 +46,7 @@ function hubzillaDemoCredentials(): string {
 
 async function startHubzilla(config: Config): Promise<HubzillaSandbox> {
   const { startHubzillaSandbox } = await import('./sandbox/hubzilla/server.js');
-  return startHubzillaSandbox({ port: config.sandboxHubzillaPort, latencyMs: config.sandboxLatencyMs });
+  return startHubzillaSandbox({ port: config.sandboxHubzillaPort, latencyMs: config.sandboxLatencyMs, version: config.sandboxHubzillaVersion });
 }
 
 async function startSandbox(config: Config): Promise<GitlabSandbox> {
@@ -77,7 +77,9 @@ async function servePrimary(config: Config): Promise<() => Promise<void>> {
   console.log(`duograph listening with ${config.workers} workers: GraphiQL at ${url.href}`);
   if (sandbox) console.log(`GitLab upstream: ${sandbox.url} (built-in sandbox)\nDemo credentials (send as a header):\n${await demoCredentials()}`);
   if (hubzillaSandbox)
-    console.log(`Hubzilla upstream: ${hubzillaSandbox.url} (built-in sandbox)\nHubzilla demo credentials (send as a header):\n${hubzillaDemoCredentials()}`);
+    console.log(
+      `Hubzilla upstream: ${hubzillaSandbox.url} (built-in sandbox, Hubzilla ${config.sandboxHubzillaVersion})\nHubzilla demo credentials (send as a header):\n${hubzillaDemoCredentials()}`,
+    );
   return async () => {
     await primary.stop();
     await sandbox?.close();
@@ -148,7 +150,7 @@ async function serve(config: Config): Promise<() => Promise<void>> {
   );
   if (sandbox) console.log(`Demo credentials (send as a header):\n${await demoCredentials()}`);
   console.log(
-    `Hubzilla upstream: ${hubzillaUrl.origin}${hubzillaSandbox ? ' (built-in sandbox)' : ''}; its API at ${apiBase(hubzillaUrl, HUBZILLA_API_PATH).href}`,
+    `Hubzilla upstream: ${hubzillaUrl.origin}${hubzillaSandbox ? ` (built-in sandbox, Hubzilla ${config.sandboxHubzillaVersion})` : ''}; its API at ${apiBase(hubzillaUrl, HUBZILLA_API_PATH).href}`,
   );
   if (hubzillaSandbox) console.log(`Hubzilla demo credentials (send as a header):\n${hubzillaDemoCredentials()}`);
   // The host only: the URL's path and the export headers may carry a collector's key.

@@ -245,6 +245,8 @@ export interface FaultRule {
   hang?: boolean;
   /** Destroy the socket (TCP reset). */
   reset?: boolean;
+  /** After the delay, serve the request as usual instead of a fault's answer, even when the caller gave up: a slow upstream that applies a write late. */
+  serve?: boolean;
   /** How many requests the rule applies to; default Infinity. */
   times?: number;
 }

@@ -19,7 +19,11 @@ export function maskError(error: unknown, message: string): Error {
   if (original instanceof UpstreamError) {
     return createGraphQLError(original.message, {
       ...where,
-      extensions: { code: original.code, upstream: { ...original.upstream } },
+      extensions: {
+        code: original.code,
+        upstream: { ...original.upstream },
+        ...(original.mayHaveBeenApplied ? { mayHaveBeenApplied: true, ...(original.retryWith ? { retryWith: { ...original.retryWith } } : {}) } : {}),
+      },
     });
   }
   // graphql-jit's own errors carry no extensions at all: read them as graphql-js's, which carry an empty object.

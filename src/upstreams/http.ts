@@ -886,6 +886,13 @@ export class HttpClient {
       return cancelled;
     }
     const code = codeForTransportError(error);
+    // A write that went out and got no answer may have been applied; one that never connected was not.
+    const unanswered = (code === 'UPSTREAM_TIMEOUT' && !(error instanceof undiciErrors.ConnectTimeoutError)) || error instanceof undiciErrors.SocketError;
+    if (unanswered && info.method !== 'GET' && info.method !== 'HEAD') {
+      const failure = new UpstreamError(`${this.label()} ${TRANSPORT_MESSAGES[code]}; the write may have been applied.`, code, info);
+      failure.mayHaveBeenApplied = true;
+      return failure;
+    }
     return new UpstreamError(`${this.label()} ${TRANSPORT_MESSAGES[code]}.`, code, info);
   }
 

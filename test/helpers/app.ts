@@ -46,6 +46,11 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** The Hubzilla release the sandboxes of this test run play: SANDBOX_HUBZILLA_VERSION, 8.8 by default. */
+export function hubzillaVersion(): '8.8' | '10' {
+  return process.env.SANDBOX_HUBZILLA_VERSION === '10' ? '10' : '8.8';
+}
+
 export async function createTestApp(
   options: {
     sandbox?: GitlabSandboxOptions;
@@ -57,7 +62,8 @@ export async function createTestApp(
   } = {},
 ): Promise<TestApp> {
   const sandbox = await startGitlabSandbox(options.sandbox ?? {});
-  const hubzilla = await startHubzillaSandbox(options.hubzillaSandbox ?? {});
+  // SANDBOX_HUBZILLA_VERSION picks the release every test's sandbox plays (vitest.config.ts runs the Hubzilla tests under each).
+  const hubzilla = await startHubzillaSandbox({ version: hubzillaVersion(), ...options.hubzillaSandbox });
   // LOG_FILE and LOG_LEVEL come from test/global-setup.ts, which checks the whole run's logs for credentials.
   // The answer cache is off unless a test turns it on: most tests write to the sandbox and read it back at once.
   const config: Config = loadConfig({ LOG_FILE: process.env.LOG_FILE, LOG_LEVEL: process.env.LOG_LEVEL, CACHE_MAX_AGE_MS: '0', ...options.env }, []);

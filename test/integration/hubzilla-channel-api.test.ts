@@ -267,7 +267,7 @@ describe('export', () => {
 });
 
 const POST = `mutation($input: ChannelItemPostInput!) { channelItemPost(input: $input) {
-  item { restId messageId title summary body mimetype categories verb objectType itemType createdAt author { address } flags { origin } }
+  item { restId uuid messageId title summary body mimetype categories verb objectType itemType createdAt author { address } flags { origin } }
   errors { message field code } } }`;
 
 function post(input: Record<string, unknown>): Promise<GraphQLResponse<Data>> {
@@ -312,8 +312,10 @@ describe('item/update fields', () => {
     };
     const first = await post(input);
     expect(first.data.channelItemPost.errors).toEqual([]);
+    // The hub keeps a sent message id as the item's uuid, under its own /item/ (what 8.8.7 and 10.x do alike).
     expect(first.data.channelItemPost.item).toMatchObject({
-      messageId: 'https://elsewhere.example/notes/42',
+      uuid: 'https://elsewhere.example/notes/42',
+      messageId: 'https://hub.duograph.test/item/https://elsewhere.example/notes/42',
       createdAt: '2026-01-02T03:04:05.000Z',
       author: { address: 'alice@hub.duograph.test' },
       flags: { origin: false },

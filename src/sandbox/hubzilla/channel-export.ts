@@ -12,6 +12,7 @@ import type { ChannelRow } from './records.js';
 import { json, type ApiResult } from './reply.js';
 import { param } from './request-params.js';
 import type { Store } from './store.js';
+import { COMPATIBILITY } from './versions.js';
 
 /** `get_default_export_sections()` in 8.8.7 (chatrooms, events, webpages, wikis are commented out). */
 const DEFAULT_SECTIONS = ['channel', 'connections', 'config', 'apps'];
@@ -63,7 +64,7 @@ export function exportChannel(ctx: ApiContext): ApiResult {
     .filter((s) => s !== '');
   const sections = new Set(requested.length > 0 ? requested : DEFAULT_SECTIONS);
   const out: Record<string, unknown> = {
-    compatibility: { project: 'hubzilla', version: '8.8.7', database: 1259, server_role: 'pro' },
+    compatibility: { project: 'hubzilla', ...COMPATIBILITY[store.version], server_role: 'pro' },
     relocate: { channel_address: channel.channel_address, url: store.base },
   };
   if (sections.has('channel')) {

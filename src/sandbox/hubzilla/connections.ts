@@ -3,10 +3,12 @@
  * (reference §1.5).
  */
 import type { ApiContext } from './context.js';
+import { NULL_DATE } from './dates.js';
 import type { AbookRow, XchanRow } from './records.js';
 import { json, type ApiResult } from './reply.js';
 import { intParam, param } from './request-params.js';
 import type { Store } from './store.js';
+import { hasEncryptionKeys } from './versions.js';
 
 /** The 17 channel permissions, in the order `get_all_perms()` returns them. */
 export const PERMISSIONS = [
@@ -94,6 +96,10 @@ export function joinedConnection(store: Store, uid: number, hash: string): Recor
   const out: Record<string, unknown> = {};
   for (const c of ABOOK_COLUMNS) out[c] = abook ? abook[c] : null;
   for (const c of XCHAN_COLUMNS) out[c] = xchan ? xchan[c] : null;
+  if (hasEncryptionKeys(store.version)) {
+    out.xchan_epubkey = xchan ? (xchan.xchan_epubkey ?? '') : null;
+    out.xchan_updated = xchan ? (xchan.xchan_updated ?? NULL_DATE) : null;
+  }
   return out;
 }
 

@@ -16,10 +16,8 @@ import { TERM_CATEGORY, TERM_HASHTAG, type ChannelRow, type ItemRow } from './re
 import { EMPTY_HTML, json, phpJsonEncode, type ApiResult } from './reply.js';
 import { flagParam, intParam, param, paramList, type RequestParams, type UploadedFile } from './request-params.js';
 import type { Store } from './store.js';
-
-const NOTE = 'http://activitystrea.ms/schema/1.0/note';
-const COMMENT = 'http://activitystrea.ms/schema/1.0/comment';
-const POST = 'http://activitystrea.ms/schema/1.0/post';
+import { needsAddItem, storeAddItem } from './add-items.js';
+import { defaultVocabulary, mediaFirst, storesAddItems } from './versions.js';
 
 const GUESSED_TYPES: Record<string, string> = {
   png: 'image/png',
@@ -40,7 +38,7 @@ function mediaType(file: UploadedFile): string {
 }
 
 interface StoredMedia {
-  /** Text `zot_item_update()` appends to `body` ("\n\n" + Wall_attach's body). */
+  /** Text `zot_item_update()` appends to `body` ("\n\n" + Wall_attach's body); 10.x puts the link first instead (mediaFirst). */
   bodySuffix: string;
   /** `item.attach` entries for non-image files. */
   attach: { href: string; length: number; type: string; title: string; revision: number }[];
@@ -163,7 +161,8 @@ export function itemUpdate(ctx: ApiContext): ApiResult {
   const uid = channel.channel_id;
   const media = params.files.get('media');
   const stored = media ? storeMedia(store, channel, media) : { bodySuffix: '', attach: [] };
-  let body = (param(params, 'body') ?? '') + stored.bodySuffix;
+  const text = param(params, 'body') ?? '';
+  let body = mediaFirst(store.version) && stored.bodySuffix ? `${stored.bodySuffix.trim()}\n\n${text}` : text + stored.bodySuffix;
 
   const namespace = param(params, 'namespace');
   const remoteId = param(params, 'remote_id');
@@ -197,10 +196,13 @@ export function itemUpdate(ctx: ApiContext): ApiResult {
   const thread = parentItem ? (store.itemById(parentItem.parent) ?? parentItem) : undefined;
   const now = store.clock.tick();
   const created = dateParam(params, 'created') ?? now;
+  // `$uuid = $message_id ?? item_message_id(); $mid = z_root() . '/item/' . $uuid`: a sent message id is the uuid, never the mid.
+  const messageId = param(params, 'message_id')?.replace(/<[^>]*>/g, '');
+  const uuid = messageId || uuidFor(`item:${store.nextIdPeek('item')}`);
+  const mid = store.localMid(uuid);
+  // item_store() finds the mid stored already and stores nothing; Item::post() then has no item id to answer with.
+  if (store.items.some((i) => i.mid === mid && i.uid === uid)) return json({ success: false, message: 'system error' });
   const id = store.nextId('item');
-  const uuid = uuidFor(`item:${id}`);
-  const messageId = param(params, 'message_id');
-  const mid = messageId || store.localMid(uuid);
   const { body: linked, tags } = linkifyHashtags(store, body);
   const nocomment = flagParam(params, 'nocomment');
   const acl = {
@@ -237,8 +239,8 @@ export function itemUpdate(ctx: ApiContext): ApiResult {
     summary: param(params, 'summary') ?? '',
     body: linked,
     app: param(params, 'source') ?? '',
-    verb: param(params, 'verb') || POST,
-    obj_type: param(params, 'obj_type') || (thread ? COMMENT : NOTE),
+    verb: param(params, 'verb') || defaultVocabulary(store.version, thread !== undefined).verb,
+    obj_type: param(params, 'obj_type') || defaultVocabulary(store.version, thread !== undefined).obj_type,
     layout_mid: param(params, 'layout_mid') ?? '',
     attach: stored.attach.length > 0 ? phpJsonEncode(stored.attach) : '',
     sig: signature(`item:${uuid}`),
@@ -264,7 +266,17 @@ export function itemUpdate(ctx: ApiContext): ApiResult {
   }
   if (mappingKey) store.remoteIds.set(mappingKey, row.id);
   channel.channel_lastpost = now;
-  return json({ success: true, item_id: row.id, item: rawItem(store, row, false) });
+  if (!storesAddItems(store.version)) return json({ success: true, item_id: row.id, item: rawItem(store, row, false) });
+  // 10.x: item_store() also stores the Add item of a post or comment in the channel's own thread, and answers with it.
+  const approval = needsAddItem(store, row, channel.channel_hash) ? storeAddItem(store, row, channel.channel_address) : null;
+  return json({
+    success: true,
+    item_id: row.id,
+    item: rawItem(store, row, false),
+    approval_id: approval?.id ?? 0,
+    approval: approval ? rawItem(store, approval, false) : null,
+    thr_parent_uuid: parentItem?.uuid ?? row.uuid,
+  });
 }
 
 /**

@@ -34,6 +34,9 @@ export interface ChannelRow {
   channel_startpage: string;
   channel_pubkey: string;
   channel_prvkey: string;
+  /** Hubzilla 10: the channel's encryption key pair (the private half is a secret like channel_prvkey). */
+  channel_epubkey?: string;
+  channel_eprvkey?: string;
   channel_notifyflags: number;
   channel_pageflags: number;
   channel_dirdate: string;
@@ -83,6 +86,9 @@ export interface XchanRow {
   xchan_system: number;
   xchan_pubforum: number;
   xchan_deleted: number;
+  /** Hubzilla 10: the encryption public key, and when the xchan was last refreshed. */
+  xchan_epubkey?: string;
+  xchan_updated?: string;
 }
 
 export interface HublocRow {

@@ -58,6 +58,8 @@ import { PERMISSIONS } from './connections.js';
 import { storePhoto } from './photos.js';
 import { TERM_CATEGORY, TERM_HASHTAG, TERM_MENTION, type AttachRow, type ChannelRow, type ItemRow, type XchanRow } from './records.js';
 import { Store } from './store.js';
+import { needsAddItem, storeAddItem } from './add-items.js';
+import type { HubzillaVersion } from './versions.js';
 
 /** Loginable demo accounts (email or channel nickname + password). */
 export const DEMO_ACCOUNTS: readonly { email: string; password: string; channels: readonly string[] }[] = [
@@ -468,11 +470,46 @@ interface ItemSpec {
 export interface SeedOptions {
   /** Extra small text files in folder `Bulk` of channel demo, for file-listing load tests; default 0. */
   bulkFiles?: number;
+  /** The release the hub plays; default 8.8. */
+  version?: HubzillaVersion;
+}
+
+/**
+ * When the 10.x hub of the seed was upgraded from 8.8: items created since
+ * carry the new vocabulary and their `Add` items, older ones keep the 8.8
+ * URIs, so one stream mixes both, as on a real upgraded hub.
+ */
+export const UPGRADED_AT = '2026-11-01 00:00:00';
+
+/** Hubzilla 10's additions to a seeded 8.8 store: keys, refreshed xchans, new items' vocabulary and their `Add` items. */
+function upgradeTo10(store: Store): void {
+  for (const c of store.channels) {
+    c.channel_epubkey = base64Key(`epub:${c.channel_address}`);
+    // A sentinel, so that a test can tell it never leaves the gateway.
+    c.channel_eprvkey = `SENTINEL-eprvkey-${c.channel_address}-${base64Key(`eprv:${c.channel_address}`)}`;
+  }
+  for (const x of store.xchans) {
+    x.xchan_epubkey = base64Key(`epub:${x.xchan_hash}`);
+    x.xchan_updated = x.xchan_name_date;
+  }
+  for (const c of store.channels) {
+    const upgraded = store.items.filter((i) => i.uid === c.channel_id && i.created >= UPGRADED_AT && i.item_type === 0 && i.item_hidden === 0);
+    for (const item of upgraded) {
+      item.verb = 'Create';
+      item.obj_type = 'Note';
+      if (needsAddItem(store, item, c.channel_hash)) storeAddItem(store, item, c.channel_address);
+    }
+  }
+}
+
+/** A 32-byte key as base64, as sodium keys are stored. */
+function base64Key(seed: string): string {
+  return seededBytes(`key:${seed}`, 32).toString('base64');
 }
 
 /** Builds a freshly seeded store (see the file comment for what it holds). */
 export function seedStore(options: SeedOptions = {}): { store: Store; facts: SeedFacts } {
-  const store = new Store();
+  const store = new Store(options.version ?? '8.8');
   const t0 = '2026-08-20 08:00:00';
   store.accounts.push(
     {
@@ -833,6 +870,7 @@ export function seedStore(options: SeedOptions = {}): { store: Store; facts: See
       });
     }
   }
+  if (store.version === '10') upgradeTo10(store);
 
   const facts: SeedFacts = {
     demoXchan: demoX.xchan_hash,

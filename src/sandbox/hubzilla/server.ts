@@ -1,5 +1,5 @@
 /**
- * The built-in Hubzilla 8.8.7 simulator: the channel API at `/api/z/1.0` plus
+ * The built-in Hubzilla simulator (8.8.7, or the 10.x line: versions.ts): the channel API at `/api/z/1.0` plus
  * the OAuth2 token endpoint, over node:http, seeded with the demo data of
  * seed.ts. It answers like the real hub (reference/hubzilla.md and the
  * captures): 200s for most failures, PHP session cookies, JSON numbers.
@@ -32,6 +32,7 @@ import {
 import { param, parseRequestParams } from './request-params.js';
 import { seedStore } from './seed.js';
 import type { Store } from './store.js';
+import { formBodyOnly, VERSION_STRING, type HubzillaVersion } from './versions.js';
 
 export { DEMO_ACCOUNTS } from './seed.js';
 
@@ -47,6 +48,8 @@ export interface HubzillaSandboxOptions {
   latencyMs?: number;
   /** Extra text files in folder `Bulk` of channel demo (seed.ts); default 0. */
   bulkFiles?: number;
+  /** The Hubzilla release to play (versions.ts): `8.8` (default) or `10`. */
+  version?: HubzillaVersion;
 }
 
 export interface HubzillaSandbox {
@@ -140,7 +143,7 @@ function endpointOf(path: string): { name: string; xml: boolean } {
 function serve(store: Store, sessions: SessionTable, req: IncomingMessage, res: ServerResponse, rec: RecordedRequest, body: Buffer): void {
   const method = rec.method.toUpperCase();
   const search = (req.url ?? '').includes('?') ? (req.url ?? '').slice((req.url ?? '').indexOf('?') + 1) : '';
-  const params = parseRequestParams(search, body, req.headers['content-type']);
+  let params = parseRequestParams(search, body, req.headers['content-type']);
 
   // PHP starts a session on every request; a known PHPSESSID cookie is reused without a new Set-Cookie.
   const known = sessions.get(sessionIdFrom(req.headers.cookie));
@@ -165,8 +168,9 @@ function serve(store: Store, sessions: SessionTable, req: IncomingMessage, res: 
   const { name, xml } = endpointOf(rec.path);
   if (name === 'version') {
     // The only endpoint without login, and the only one honouring .xml (version_xml.txt, CRLF lines as captured).
-    if (xml) writeXml(res, '<?xml version="1.0" encoding="UTF-8"?>\r\n<version>8.8.7</version>\r\n', once);
-    else writeResult(res, json('8.8.7'), once);
+    const version = VERSION_STRING[store.version];
+    if (xml) writeXml(res, `<?xml version="1.0" encoding="UTF-8"?>\r\n<version>${version}</version>\r\n`, once);
+    else writeResult(res, json(version), once);
     return;
   }
   const handler = ROUTES.get(name);
@@ -192,6 +196,8 @@ function serve(store: Store, sessions: SessionTable, req: IncomingMessage, res: 
     session.uid = channel.channel_id;
   }
   const selected = switchChannel(store, channel, param(params, 'channel'));
+  // 10.x zot_item_update() copies the form into $_POST: a query string's fields are not read.
+  if (name === 'item/update' && formBodyOnly(store.version)) params = parseRequestParams('', body, req.headers['content-type']);
   if (!selected) {
     writeResult(res, EMPTY_HTML, cookies);
     return;
@@ -209,7 +215,7 @@ function serve(store: Store, sessions: SessionTable, req: IncomingMessage, res: 
 
 /** Starts a sandbox with freshly seeded state on `options.host:options.port`. */
 export async function startHubzillaSandbox(options: HubzillaSandboxOptions = {}): Promise<HubzillaSandbox> {
-  const { store } = seedStore({ bulkFiles: options.bulkFiles ?? 0 });
+  const { store } = seedStore({ bulkFiles: options.bulkFiles ?? 0, version: options.version ?? '8.8' });
   const sessions = new SessionTable();
   const requests: RecordedRequest[] = [];
   const faults: FaultRule[] = [];
@@ -237,6 +243,10 @@ export async function startHubzillaSandbox(options: HubzillaSandboxOptions = {})
         if (fault.hang) return;
         if (fault.reset) {
           req.socket.destroy();
+          return;
+        }
+        if (fault.serve) {
+          serve(store, sessions, req, res, rec, body);
           return;
         }
         if (res.destroyed) return;

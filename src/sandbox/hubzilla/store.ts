@@ -5,6 +5,7 @@
  */
 import { LogicalClock, NULL_DATE } from './dates.js';
 import { base64url, uuidFor } from './identifiers.js';
+import type { HubzillaVersion } from './versions.js';
 import type {
   AbconfigRow,
   AbookRow,
@@ -35,6 +36,9 @@ type Table = 'item' | 'attach' | 'photo' | 'pgrp' | 'pgrp_member' | 'abook' | 'a
 
 export class Store {
   readonly base = HUB_BASE;
+  /** The release this hub plays (versions.ts). */
+  constructor(readonly version: HubzillaVersion = '8.8') {}
+
   readonly host = HUB_HOST;
   readonly clock = new LogicalClock();
 
@@ -69,6 +73,11 @@ export class Store {
     const id = (this.sequences.get(table) ?? 0) + 1;
     this.sequences.set(table, id);
     return id;
+  }
+
+  /** The id nextId() would give now, without taking it. */
+  nextIdPeek(table: Table): number {
+    return (this.sequences.get(table) ?? 0) + 1;
   }
 
   /** Makes the next id of `table` at least `id` + 1 (for rows seeded with explicit ids). */

@@ -10,6 +10,7 @@
  * - An ACL naming a hash the channel does not know would make the item
  *   visible to nobody; such lists are refused before anything is written.
  */
+import { randomUUID } from 'node:crypto';
 import { UpstreamError } from '../../errors.js';
 import { ItemUpdateRefused, type ItemUpdateParams } from '../../upstreams/hubzilla/client.js';
 import type { ChannelLoaders } from '../../upstreams/hubzilla/loaders.js';
@@ -122,7 +123,10 @@ const ChannelItemPostInput = builder.inputType('ChannelItemPostInput', {
     }),
     objectType: t.field({ type: ChannelItemObjectType, description: 'The kind of object of a new item; note or comment when left out.' }),
     webpage: t.field({ type: ChannelItemWebpageInput, description: 'Makes a new item a web page or another design element.' }),
-    messageId: t.string({ description: 'Message id of a new item, e.g. when importing it; the hub makes one when left out.' }),
+    messageId: t.string({
+      description:
+        "Identity of a new item, which makes a retry safe: Hubzilla stores it as the item's uuid, so the item's message id becomes `<hub>/item/<messageId>`, and a post repeating one already stored answers with that item instead of a second one. Use a fresh UUID per item; the gateway makes one when left out (it is in the error of a post that timed out).",
+    }),
     remote: t.field({ type: ChannelItemRemoteInput, description: "The item's identity on another network or service." }),
     authorXchanHash: t.string({ description: 'Hash of the author when not the channel, e.g. for an imported item (`remote_xchan`).' }),
     origin: t.boolean({
@@ -161,6 +165,18 @@ function checkInput(input: PostInput): UserErrorShape[] {
     errors.push(inputError('webpage', 'A page name is 1 to 255 letters, digits and `_ . ~ -`.'));
   }
   if (given(input.messageId) && input.messageId.trim() === '') errors.push(inputError('messageId', 'messageId must not be empty.'));
+  if (given(input.messageId) && input.messageId.trim() !== '' && !MESSAGE_ID.test(input.messageId)) {
+    errors.push(inputError('messageId', 'messageId is 1 to 191 characters without `<`, `>` or spaces (the hub strips tags and keeps it as the uuid).'));
+  }
+  const run = longestRun(input.body);
+  if (run > MAX_UNBROKEN_RUN) {
+    errors.push(
+      inputError(
+        'body',
+        `body has ${run} characters without a space or line break; at most ${MAX_UNBROKEN_RUN} are sent, as Hubzilla's formatting of such a run takes time growing with the square of its length (60,000 took 77 s on a real hub). Break it up with spaces or line breaks.`,
+      ),
+    );
+  }
   if (given(input.remote) && (input.remote.namespace.trim() === '' || input.remote.remoteId.trim() === '')) {
     errors.push(inputError('remote', 'namespace and remoteId must not be empty.', 'MISSING'));
   }
@@ -169,6 +185,49 @@ function checkInput(input: PostInput): UserErrorShape[] {
     : [];
   for (const field of editOnly) errors.push(inputError(field, `${field} applies to a new item; an edit keeps the original.`));
   return errors;
+}
+
+/**
+ * The longest run without whitespace a body may have. Hubzilla's BBCode and
+ * link formatting takes time growing with the square of such a run: on a
+ * real 8.8.7 hub 10,000 characters took 3.5 s and 60,000 took 77 s (1 MB
+ * held three PHP workers for 14 minutes, and the post was stored long after
+ * the caller gave up). 5,000 costs under a second; prose, URLs and code
+ * never come near it.
+ */
+export const MAX_UNBROKEN_RUN = 5_000;
+
+/** Length of the longest run of characters without whitespace. */
+function longestRun(text: string): number {
+  let longest = 0;
+  for (const match of text.matchAll(/\S+/g)) longest = Math.max(longest, match[0].length);
+  return longest;
+}
+
+/** A message id the hub keeps as it is (strip_tags() would change one with `<`; the uuid column holds 191 characters). */
+const MESSAGE_ID = /^[^\s<>]{1,191}$/;
+
+/** What item/update answers when item_store() found the message id stored already (Item::post() has no item id then). */
+const REPEATED = /^(system error|duplicate post\.?)$/i;
+
+/**
+ * The item a post with `messageId` stored before, when there is one: the
+ * hub keeps the id as the uuid, so the item is `<hub>/item/<messageId>`;
+ * item/full finds a thread by its top item, so a comment is looked for in
+ * its parent's thread.
+ */
+async function storedPost(input: PostInput, messageId: string, loaders: ChannelLoaders): Promise<{ record: ItemRecord; thread: ItemRecord[] } | null> {
+  const channel = await loaders.info();
+  const hub = channel?.url.replace(/\/channel\/[^/]*$/, '') ?? '';
+  if (hub === '') return null;
+  const mid = `${hub}/item/${messageId}`;
+  const thread = given(input.parentRestId)
+    ? await loaders.thread({ item_id: input.parentRestId })
+    : given(input.parentMessageId)
+      ? await loaders.thread({ mid: input.parentMessageId })
+      : await loaders.thread({ mid });
+  const record = thread?.find((i) => i.message_id === mid);
+  return thread && record ? { record, thread } : null;
 }
 
 /**
@@ -252,7 +311,7 @@ function postParams(input: PostInput, kept: Partial<ItemUpdateParams>): ItemUpda
     webpage: input.webpage?.type,
     pagetitle: input.webpage?.name,
     layout_mid: input.webpage?.layoutMessageId ?? undefined,
-    message_id: input.messageId ?? undefined,
+    message_id: input.messageId ?? kept.message_id,
     namespace: input.remote?.namespace,
     remote_id: input.remote?.remoteId,
     remote_xchan: input.authorXchanHash ?? undefined,
@@ -284,17 +343,37 @@ builder.mutationFields((t) => ({
       const channel = input.channel ?? null;
       const loaders = channelLoaders(ctx, channel);
       const media = input.media ? { file: input.media, filename: input.media.name || 'upload' } : undefined;
+      // Every new item gets a message id, so that one whose answer never came can be retried without a second copy.
+      const isNew = !given(input.restId) && !given(input.remote);
+      const messageId = isNew ? (input.messageId ?? randomUUID()) : null;
       try {
         const aclErrors = await unknownAclEntries(input, loaders);
         if (aclErrors.length > 0) return { item: null, errors: aclErrors };
-        const result = await loaders.client.updateItem(postParams(input, await keptOnEdit(input, loaders)), media);
+        const kept = { ...(await keptOnEdit(input, loaders)), message_id: messageId ?? undefined };
+        const result = await loaders.client.updateItem(postParams(input, kept), media);
         if (result.item) return { item: { record: result.item, channel }, errors: [] };
         // Hubzilla 10 may answer with the web UI's {success, id}: read the item back.
         const thread = result.item_id === null ? null : await loaders.thread({ item_id: result.item_id });
         const record = thread?.find((i) => i.id === result.item_id) ?? null;
         return { item: record ? { record, channel, thread: thread ?? undefined } : null, errors: [] };
       } catch (error) {
+        if (error instanceof ItemUpdateRefused && messageId !== null && REPEATED.test(error.message)) {
+          // A repeat of a post the hub stored before (a retry after a timeout): that item, not a second one.
+          const stored = await storedPost(input, messageId, loaders);
+          if (stored) return { item: { record: stored.record, channel, thread: stored.thread }, errors: [] };
+          return {
+            item: null,
+            errors: [
+              inputError(
+                'messageId',
+                `Hubzilla stored nothing: ${error.message}. An item with this messageId may exist that this channel cannot read.`,
+                'TAKEN',
+              ),
+            ],
+          };
+        }
         if (error instanceof ItemUpdateRefused) return { item: null, errors: [refusal(error.message, input)] };
+        if (error instanceof UpstreamError && error.mayHaveBeenApplied && messageId !== null) error.retryWith = { messageId };
         // An edit of an item the channel does not have is the caller's to fix, like every other refusal of the hub.
         if (error instanceof UpstreamError && error.code === 'NOT_FOUND' && given(input.restId)) {
           return { item: null, errors: [inputError('restId', 'Hubzilla has no item with that id to edit in this channel.', 'INVALID')] };

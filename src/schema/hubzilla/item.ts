@@ -12,6 +12,17 @@
 import { InputError } from '../../errors.js';
 import { threadsOf, type NetworkStreamFilters } from '../../upstreams/hubzilla/client.js';
 import type { ItemRecord } from '../../upstreams/hubzilla/records.js';
+import {
+  ACTIVITY_TYPES,
+  OBJECT_KINDS,
+  activityType,
+  bodyImages,
+  bodyText,
+  objectKind,
+  type ActivityType,
+  type BodyImage,
+  type ObjectKind,
+} from '../../upstreams/hubzilla/vocabulary.js';
 import { builder } from '../builder.js';
 import { UPSTREAM_CALL } from '../cost.js';
 import type { Context } from '../context.js';
@@ -28,6 +39,63 @@ export interface ItemModel {
 }
 
 export const ChannelItem = builder.objectRef<ItemModel>('ChannelItem');
+
+const ACTIVITY_DESCRIPTIONS: Record<ActivityType, string> = {
+  POST: 'Posts content (`…/post` on Hubzilla 8, `Create` on 10).',
+  UPDATE: 'Updates an item (`…/update`, `Update`).',
+  DELETE: 'Deletes an item (`…/delete`, `Delete`).',
+  LIKE: 'Likes the parent item (`…/like`, `Like`).',
+  DISLIKE: 'Dislikes the parent item (`…/dislike`, `Dislike`).',
+  SHARE: 'Shares (repeats) an item (`…/share`, `Announce`).',
+  FOLLOW: 'Follows a thread or channel (`…/follow`, `Follow`).',
+  AGREE: 'Votes yes on a consensus item.',
+  DISAGREE: 'Votes no on a consensus item.',
+  ABSTAIN: 'Abstains on a consensus item.',
+  ATTEND_YES: 'Will attend the event (`…/attendyes`, `Accept`).',
+  ATTEND_NO: 'Will not attend the event (`…/attendno`, `Reject`).',
+  ATTEND_MAYBE: 'May attend the event (`…/attendmaybe`, `TentativeAccept`).',
+  FAVORITE: 'Marks the parent item as a favourite.',
+  OTHER: 'A verb this schema does not map: `verb` holds it.',
+};
+
+const ChannelItemActivityType = builder.enumType('ChannelItemActivityType', {
+  description: "What an item's activity means, the same whichever vocabulary the hub wrote it in (Hubzilla 8's URIs, Hubzilla 10's ActivityStreams names).",
+  values: Object.fromEntries(ACTIVITY_TYPES.map((v) => [v, { value: v, description: ACTIVITY_DESCRIPTIONS[v] }])) as Record<
+    ActivityType,
+    { value: ActivityType; description: string }
+  >,
+});
+
+const OBJECT_DESCRIPTIONS: Record<ObjectKind, string> = {
+  NOTE: 'A text note: a post or a comment (`…/note` and `…/comment` on Hubzilla 8, `Note` for both on 10; `isComment` tells them apart).',
+  ARTICLE: 'An article (`…/article`, `Article`).',
+  PHOTO: 'A photo (`…/photo`, `Image`).',
+  EVENT: 'An event (`…/event`, `Event`).',
+  QUESTION: 'A poll (`Question`).',
+  PERSON: 'A person, e.g. of a connection activity (`…/person`, `Person`).',
+  OTHER: 'An object type this schema does not map: `objectType` holds it.',
+};
+
+const ChannelItemObjectKind = builder.enumType('ChannelItemObjectKind', {
+  description: 'What kind of object an item is, the same whichever vocabulary the hub wrote it in.',
+  values: Object.fromEntries(OBJECT_KINDS.map((v) => [v, { value: v, description: OBJECT_DESCRIPTIONS[v] }])) as Record<
+    ObjectKind,
+    { value: ObjectKind; description: string }
+  >,
+});
+
+const ChannelItemImage = builder.objectRef<BodyImage>('ChannelItemImage').implement({
+  description: 'An image the body links (`[zmg]`/`[img]`), such as the one Hubzilla adds for an uploaded photo.',
+  fields: (t) => ({
+    url: t.string({ description: 'URL of the image (a scale of the photo for an upload).', resolve: (i) => i.url }),
+    link: t.string({
+      nullable: true,
+      description: 'Where the image links to (the photo page for an upload); null when it links nowhere.',
+      resolve: (i) => i.link,
+    }),
+    name: t.string({ description: 'Name shown for the image (the file name for an upload); empty when none.', resolve: (i) => i.name }),
+  }),
+});
 
 /** Models for a list of items that hold whole threads, each item knowing its thread. */
 function withThreads(items: readonly ItemRecord[], channel: string | null, ctx: Context): ItemModel[] {
@@ -187,8 +255,28 @@ builder.node(ChannelItem, {
       app: optional('app', 'Application or network name shown with the item (set with the form field `source`).'),
       lang: optional('lang', 'Language of the item, where detected.'),
       revision: t.int({ nullable: true, description: 'Revision of the item, where reported.', resolve: (i) => i.record.revision }),
-      verb: text('verb', 'Activity verb, e.g. `http://activitystrea.ms/schema/1.0/post`.'),
-      objectType: text('object_type', 'Activity object type, e.g. `…/note` or `…/comment` (`Note` on Hubzilla 10).'),
+      verb: text('verb', 'Activity verb as the hub stored it, e.g. `http://activitystrea.ms/schema/1.0/post` (Hubzilla 8) or `Create` (10); see activityType.'),
+      objectType: text('object_type', 'Activity object type as the hub stored it, e.g. `…/note` or `…/comment` (Hubzilla 8) or `Note` (10); see objectKind.'),
+      activityType: t.field({
+        type: ChannelItemActivityType,
+        description: 'What the verb means, the same on Hubzilla 8 and 10.',
+        resolve: (i) => activityType(i.record.verb),
+      }),
+      objectKind: t.field({
+        type: ChannelItemObjectKind,
+        description: 'What kind of object the item is, the same on Hubzilla 8 and 10.',
+        resolve: (i) => objectKind(i.record.object_type),
+      }),
+      text: t.string({
+        description:
+          "The body without the image links at its start or end, where Hubzilla puts an uploaded medium's link (after the text on Hubzilla 8, before it on 10): the same text whichever release stored it. Links inside the text stay.",
+        resolve: (i) => bodyText(i.record.body),
+      }),
+      images: t.field({
+        type: [ChannelItemImage],
+        description: 'The images the body links, in order (uploaded photos among them).',
+        resolve: (i) => bodyImages(i.record.body),
+      }),
       targetType: optional('target_type', 'Activity target type.'),
       object: json('object', 'The activity object as JSON text, where present.'),
       target: json('target', 'The activity target as JSON text, where present.'),

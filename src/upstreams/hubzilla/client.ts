@@ -25,6 +25,7 @@ import {
   normaliseFileChunk,
   normaliseGroup,
   normaliseGroupMember,
+  isContent,
   normaliseItem,
   normaliseXchan,
   stripSecrets,
@@ -272,7 +273,7 @@ export class HubzillaClient {
   async getItemThread(by: { item_id: number } | { mid: string }): Promise<ItemRecord[] | null> {
     const body = await this.get(['item', 'full'], by);
     if (isObject(body) && Array.isArray(body.item)) {
-      const items = body.item.filter(isObject).map(normaliseItem);
+      const items = body.item.filter(isObject).map(normaliseItem).filter(isContent);
       return items.length > 0 ? items : null;
     }
     if (Array.isArray(body) || body === EMPTY) return null;
@@ -513,7 +514,7 @@ export class HubzillaClient {
   }
 
   private items(body: Body, path: readonly string[]): ItemRecord[] {
-    return this.list(body, path).map(normaliseItem);
+    return this.list(body, path).map(normaliseItem).filter(isContent);
   }
 
   /** A bare JSON array of objects; an empty body where a list is expected means the channel was refused. */

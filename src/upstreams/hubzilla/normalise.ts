@@ -283,6 +283,17 @@ export function normaliseItem(record: RawRecord): ItemRecord {
   };
 }
 
+/**
+ * False for the items Hubzilla 10 stores beside each post and comment of a
+ * channel's own threads: an `Add` activity (the channel adding the item to
+ * the thread's collection) with an empty body, in the same thread. They are
+ * bookkeeping, not content: kept out of every stream and thread, so they
+ * never read as empty comments.
+ */
+export function isContent(item: ItemRecord): boolean {
+  return item.verb !== 'Add';
+}
+
 /** An xchan from GET xchan (unprefixed keys, `address`) or a joined row (`xchan_` prefix, `xchan_addr`). */
 export function normaliseXchan(record: RawRecord, prefix = ''): XchanRecord | null {
   const get = (key: string): unknown => record[`${prefix}${key}`];
@@ -469,6 +480,7 @@ export function normaliseChannel(record: RawRecord): ChannelInfo | null {
     channel_guid: str(record.channel_guid),
     channel_timezone: str(record.channel_timezone),
     channel_location: str(record.channel_location),
+    url: str(record.xchan_url),
   };
 }
 

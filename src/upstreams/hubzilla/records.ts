@@ -292,6 +292,8 @@ export interface ChannelInfo {
   channel_guid: string;
   channel_timezone: string;
   channel_location: string;
+  /** The channel's page (`xchan_url`, `<hub>/channel/<nickname>`): the hub's own base URL is before `/channel/`. */
+  url: string;
 }
 
 /** What item/update answers on success. */
