@@ -167,7 +167,9 @@ describe.each(['8.8', '10'] as const)('writes a caller can retry, on Hubzilla %s
 
   it('refuses a messageId the hub would change (spaces, tags) before sending it', async () => {
     const r = await hz(t, POST, { input: { body: 'x', messageId: 'has <b>tags</b> and spaces' } });
-    expect(r.data.channelItemPost.errors).toEqual([{ message: expect.stringMatching(/^messageId is 1 to 191 characters/), field: ['input', 'messageId'], code: 'INVALID' }]);
+    expect(r.data.channelItemPost.errors).toEqual([
+      { message: expect.stringMatching(/^messageId is 1 to 191 characters/), field: ['input', 'messageId'], code: 'INVALID' },
+    ]);
     expect(t.hubzillaCalls()).toHaveLength(0);
   });
 

@@ -153,6 +153,10 @@ builder.node(Xchan, {
       flags: t.int({ nullable: true, description: 'Raw xchan flags bit field.', resolve: async (x, _args, ctx) => (await fullXchan(x, ctx))?.flags ?? null }),
       photoUpdatedAt: time((r) => r.photo_date, 'Time the profile photo last changed.'),
       nameUpdatedAt: time((r) => r.name_date, 'Time the name last changed.'),
+      refreshedAt: time(
+        (r) => r.updated,
+        'Time the hub last refreshed this identity from its home hub (Hubzilla 10); null on Hubzilla 8, which does not record it.',
+      ),
       hidden: bool((r) => r.hidden, 'Indicates the identity is hidden from directories.'),
       orphan: bool((r) => r.orphan, "Indicates the identity's hub is gone."),
       censored: bool((r) => r.censored, 'Indicates the hub admin censored the identity.'),

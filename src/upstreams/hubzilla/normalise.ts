@@ -319,6 +319,7 @@ export function normaliseXchan(record: RawRecord, prefix = ''): XchanRecord | nu
     flags: int(get('flags')),
     photo_date: date(get('photo_date')),
     name_date: date(get('name_date')),
+    updated: date(get('updated')),
     hidden: flag(get('hidden')),
     orphan: flag(get('orphan')),
     censored: flag(get('censored')),

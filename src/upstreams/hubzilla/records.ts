@@ -45,6 +45,8 @@ export interface XchanRecord {
   flags: number | null;
   photo_date: string | null;
   name_date: string | null;
+  /** Hubzilla 10: when the hub last refreshed the xchan; null on 8.8, which does not record it. */
+  updated: string | null;
   hidden: boolean;
   orphan: boolean;
   censored: boolean;
