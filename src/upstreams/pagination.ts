@@ -64,7 +64,7 @@ export function decodeCursor(cursor: string, argument: string): number {
   return decodeCursorPosition(cursor, argument).offset;
 }
 
-function checkSize(value: number | null | undefined, argument: string): number | null {
+export function checkSize(value: number | null | undefined, argument: string): number | null {
   if (value === null || value === undefined) return null;
   if (!Number.isInteger(value) || value < 0 || value > MAX_PAGE_SIZE) {
     throw new InputError(`"${argument}" must be between 0 and ${MAX_PAGE_SIZE}, got ${value}.`, [argument]);

@@ -45,6 +45,7 @@ function form(fields: Record<string, string | string[]>): URLSearchParams {
 interface Activity {
   uuid: string;
   message_id: string;
+  commented: string;
   message_top: string;
   body: string;
   flags?: string[];
@@ -171,16 +172,17 @@ describe('items', () => {
   it('returns the last 14 days of wall threads on channel/stream by default, oldest first', async () => {
     const items = await getJson<Activity[]>(sb, 'channel/stream');
     const tops = items.filter((i) => i.message_top === i.message_id);
-    expect(tops.length).toBe(5);
+    // Five threads of the last two weeks and the five wall threads of the one-second burst (seed.ts).
+    expect(tops.length).toBe(10);
     expect(items[0]?.message_id).toBe(items[1]?.message_top);
     expect(items.every((i) => i.message_id.startsWith('https://hub.duograph.test/item/'))).toBe(true);
   });
 
-  it('returns all 60 wall items with an early mindate and nothing with a future one', async () => {
+  it('returns all 65 wall items with an early mindate and nothing with a future one', async () => {
     const all = await getJson<Activity[]>(sb, 'channel/stream?mindate=2000-01-01');
-    expect(all).toHaveLength(60);
+    expect(all).toHaveLength(65);
     expect(new Set(all.map((i) => i.author.address)).size).toBeGreaterThanOrEqual(3);
-    expect(all.filter((i) => i.flags?.includes('thread_parent'))).toHaveLength(30);
+    expect(all.filter((i) => i.flags?.includes('thread_parent'))).toHaveLength(35);
     expect(await getJson(sb, 'channel/stream?mindate=2030-01-01')).toEqual([]);
   });
 
@@ -197,29 +199,43 @@ describe('items', () => {
   it('pages network/stream by threads, 10 per page, newest activity first', async () => {
     const page1 = await getJson<Activity[]>(sb, 'network/stream');
     expect(page1.filter((i) => i.flags?.includes('thread_parent'))).toHaveLength(10);
-    const page4 = await getJson<Activity[]>(sb, 'network/stream?page=4');
-    expect(page4.filter((i) => i.flags?.includes('thread_parent'))).toHaveLength(8);
-    expect(await getJson(sb, 'network/stream?page=5')).toEqual([]);
+    const page5 = await getJson<Activity[]>(sb, 'network/stream?page=5');
+    expect(page5.filter((i) => i.flags?.includes('thread_parent'))).toHaveLength(10);
+    expect(await getJson(sb, 'network/stream?page=6')).toEqual([]);
+    // The newest activity is a tie (the one-second burst): a page of one picks any of it, as the hub's SQL does.
     const one = await getJson<Activity[]>(sb, 'network/stream?start=0&records=1');
-    expect(one[0]?.uuid).toBe(page1[0]?.uuid);
+    expect(one[0]?.commented).toBe(page1[0]?.commented);
+    expect(page1.map((i) => i.uuid)).toContain(one[0]?.uuid);
+  });
+
+  it('orders tied threads differently for each page, so offset pages of network/stream repeat and lose some, as a real hub does', async () => {
+    const whole = (await getJson<Activity[]>(sb, 'network/stream?wall=1&top=1&records=100')).map((i) => i.uuid);
+    const walked: string[] = [];
+    for (let start = 0; start < whole.length; start += 3) {
+      walked.push(...(await getJson<Activity[]>(sb, `network/stream?wall=1&top=1&start=${start}&records=3`)).map((i) => i.uuid));
+    }
+    const repeated = walked.length - new Set(walked).size;
+    const lost = whole.filter((uuid) => !walked.includes(uuid)).length;
+    expect(repeated).toBeGreaterThan(0);
+    expect(lost).toBe(repeated);
   });
 
   it('filters network/stream by top, star, wall, cat, search, since_id and cid', async () => {
     const top = await getJson<Activity[]>(sb, 'network/stream?order=post&top=1&records=100');
-    expect(top).toHaveLength(38);
+    expect(top).toHaveLength(50);
     expect(top.every((i) => i.flags?.includes('thread_parent'))).toBe(true);
     const star = await getJson<Activity[]>(sb, 'network/stream?star=1&top=1');
     expect(star).toHaveLength(2);
     const wall = await getJson<Activity[]>(sb, 'network/stream?wall=1&top=1&records=100');
-    expect(wall).toHaveLength(30);
+    expect(wall).toHaveLength(35);
     const cat = await getJson<Activity[]>(sb, 'network/stream?cat=release&top=1');
     expect(cat).toHaveLength(2);
     const hashtag = await getJson<Activity[]>(sb, `network/stream?search=${encodeURIComponent('#hubzilla')}&top=1`);
     expect(hashtag).toHaveLength(2);
     const text = await getJson<Activity[]>(sb, 'network/stream?search=Lisbon');
     expect(text.every((i) => i.body.includes('Lisbon'))).toBe(true);
-    const since = await getJson<Activity[]>(sb, 'network/stream?since_id=70&records=100');
-    // Only thread 72 is newer than 70; comments of older threads are dropped with their parents.
+    const since = await getJson<Activity[]>(sb, 'network/stream?since_id=83&records=100');
+    // Only thread 84 (the last of the one-second burst) is newer than 83; comments of older threads are dropped with their parents.
     expect(since.map((i) => i.message_id)).toHaveLength(1);
     const bob = await getJson<Activity[]>(sb, 'network/stream?cid=6&records=100&top=1');
     expect(bob.length).toBeGreaterThan(0);
@@ -250,7 +266,7 @@ describe('items', () => {
 
   it('exports item pages', async () => {
     const page = await getJson<{ items_total: number; items_page: number; item: unknown[] }>(sb, 'item/export_page?page=0&records=7');
-    expect(page.items_total).toBe(60);
+    expect(page.items_total).toBe(65);
     expect(page.items_page).toBe(7);
   });
 });
@@ -606,7 +622,7 @@ describe('test switches', () => {
       await fresh.close();
       await call(other, 'item/update', { method: 'POST', body: form({ body: 'only here' }) });
       const c = await getJson<unknown[]>(other, 'channel/stream?mindate=2000-01-01');
-      expect(c).toHaveLength(61);
+      expect(c).toHaveLength(66);
     } finally {
       await other.close();
     }

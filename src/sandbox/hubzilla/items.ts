@@ -95,6 +95,14 @@ function itemsPage(store: Store, uid: number): number {
  * `cid` crash with a 500 (reference §1.4); `since_id` and `search` also drop
  * non-matching comments; there is no `max_id`.
  */
+/** Where a tied row lands in a page asked with this start and records: fixed for one page, another for the next. */
+function tieRank(id: number, start: number, records: number): number {
+  let h = Math.imul(id ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(start + 1, 0xc2b2ae35) ^ Math.imul(records + 7, 0x27d4eb2f);
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x2c1b3c6d);
+  return (h ^ (h >>> 12)) >>> 0;
+}
+
 export function networkStream(ctx: ApiContext): ApiResult {
   if (ctx.method !== 'GET') return EMPTY_JSON;
   const { store, channel, params } = ctx;
@@ -153,10 +161,13 @@ export function networkStream(ctx: ApiContext): ApiResult {
       (!conv || store.items.some((c) => c.uid === uid && c.parent === i.id && (c.author_xchan === self || c.item_mentionsme === 1))),
   );
   const orderKey: 'created' | 'commented' = param(params, 'order') === 'post' ? 'created' : 'commented';
-  parents.sort((a, b) => (a[orderKey] < b[orderKey] ? 1 : a[orderKey] > b[orderKey] ? -1 : b.id - a.id));
-
   const start = intParam(params, 'start');
   const records = intParam(params, 'records');
+  // ORDER BY <key> DESC LIMIT/OFFSET with nothing to break ties: MariaDB orders a tie as its plan for that
+  // LIMIT and OFFSET goes, so the same tied threads come in another order on each page (as on a real hub).
+  const tie = (id: number): number => tieRank(id, start, records);
+  parents.sort((a, b) => (a[orderKey] < b[orderKey] ? 1 : a[orderKey] > b[orderKey] ? -1 : tie(a.id) - tie(b.id)));
+
   if (records > 0) {
     parents = parents.slice(Math.max(0, start), Math.max(0, start) + records);
   } else {

@@ -725,6 +725,20 @@ export function seedStore(options: SeedOptions = {}): { store: Store; facts: See
     specs.push(spec);
     networkThreads.push(spec);
   });
+  // A dozen threads in one second (a bulk import, a relay catching up): ties in created and commented that
+  // the hub's SQL orders differently for each page it is asked for (items.ts).
+  const burstAuthors = [demoX, bob, demoX, carol, dave, demoX, erin, bob, demoX, carol, demoX, dave];
+  burstAuthors.forEach((author, n) => {
+    const own = author === demoX;
+    specs.push({
+      created: '2026-11-18 09:30:00',
+      author: author.xchan_hash,
+      owner: author.xchan_hash,
+      wall: own,
+      remoteBase: own ? undefined : author.xchan_url.replace(/\/(channel|users)\/.*$/, ''),
+      fields: { body: `Burst ${n + 1} of 12, all in one second.`, item_origin: own ? 1 : 0 },
+    });
+  });
   for (const [n, who] of [
     [1, demoX],
     [3, aliceX],

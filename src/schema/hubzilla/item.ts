@@ -27,7 +27,9 @@ import { builder } from '../builder.js';
 import { UPSTREAM_CALL } from '../cost.js';
 import type { Context } from '../context.js';
 import { localIdOf } from '../global-id.js';
-import { resolveConnection, resolveSliceConnection } from '../pagination.js';
+import { resolveConnection, type ConnectionResult } from '../pagination.js';
+import { checkSize } from '../../upstreams/pagination.js';
+import { threadsAfter, threadsBefore, type Rank, type ThreadWindowFetcher } from '../../upstreams/hubzilla/tied-pages.js';
 import { Channel, channelLoaders, parseScopedId, scopedId } from './channel.js';
 import { Xchan, xchanByHash, type XchanModel } from './xchan.js';
 
@@ -383,6 +385,37 @@ const NetworkStreamOrder = builder.enumType('NetworkStreamOrder', {
   } as const,
 });
 
+/**
+ * A page of network/stream threads in the gateway's exact order
+ * (tied-pages.ts): forward with first/after, backward with last/before.
+ */
+async function exactThreadPages(
+  args: { first?: number | null; after?: string | null; last?: number | null; before?: string | null },
+  defaultPageSize: number,
+  source: { fetch: ThreadWindowFetcher<ItemModel>; rankOf: (m: ItemModel) => Rank },
+): Promise<ConnectionResult<ItemModel>> {
+  const backward = args.last !== null && args.last !== undefined;
+  if (backward && (args.before === null || args.before === undefined)) {
+    throw new InputError('This list has no total, so "last" needs "before"; page with "first" instead.', ['last']);
+  }
+  if (backward && (args.first != null || args.after != null))
+    throw new InputError('Page forward (first, after) or backward (last, before), not both.', ['last']);
+  if (!backward && args.before != null) throw new InputError('"before" pages backward: give "last" with it.', ['before']);
+  const page = backward
+    ? await threadsBefore(source.fetch, source.rankOf, checkSize(args.last, 'last') ?? defaultPageSize, args.before as string)
+    : await threadsAfter(source.fetch, source.rankOf, checkSize(args.first, 'first') ?? defaultPageSize, args.after ?? null);
+  return {
+    edges: page.items,
+    pageInfo: {
+      hasNextPage: page.hasNextPage,
+      hasPreviousPage: page.hasPreviousPage,
+      startCursor: page.items[0]?.cursor ?? null,
+      endCursor: page.items.at(-1)?.cursor ?? null,
+    },
+    totalCount: null,
+  };
+}
+
 /** A DateTime as the hub's `YYYY-MM-DD HH:MM:SS` (UTC). */
 export function hubDate(value: Date | null | undefined): string | undefined {
   return value ? value.toISOString().slice(0, 19).replace('T', ' ') : undefined;
@@ -411,7 +444,7 @@ builder.objectFields(Channel, (t) => ({
     {
       type: ChannelItem,
       description:
-        "The channel's network stream (`network/stream`), one node per thread: its top item, with the thread's comments in `comments` (read in the same call). The hub pages threads, not items.",
+        "The channel's network stream (`network/stream`), one node per thread: its top item, with the thread's comments in `comments` (read in the same call). Newest first by `order`'s time, threads with the same second by message id: every thread comes exactly once over a walk forward (first/after) or backward (last/before), though the hub orders ties differently for each page it is asked for, unless threads are posted or deleted above the cursor during the walk (up to 8 are absorbed) or more than 1,000 share one second (an error). With sinceRestId, comments whose thread is older are left out.",
       args: {
         search: t.arg.string({ description: 'Only threads whose body contains this text, or `#tag` for a hashtag.' }),
         category: t.arg.string({ description: 'Only threads in this category.' }),
@@ -447,10 +480,15 @@ builder.objectFields(Channel, (t) => ({
           cmax: args.maxCloseness ?? undefined,
         };
         const loaders = channelLoaders(ctx, c.nickname);
-        return resolveSliceConnection(args, ctx.defaultPageSize, async (offset, limit) => {
-          const threads = await loaders.client.listNetworkStream(filters, { offset, limit });
-          for (const thread of threads.items) loaders.primeThread(thread.items);
-          return { full: threads.full, items: threads.items.map((thread) => ({ record: thread.top, channel: c.nickname, thread: thread.items })) };
+        return exactThreadPages(args, ctx.defaultPageSize, {
+          fetch: async (offset, limit) => {
+            const threads = await loaders.client.listNetworkStream(filters, { offset, limit });
+            // A comment whose top since_id dropped is not a thread of the hub's order: it is left out.
+            const whole = threads.items.filter((thread) => thread.top.message_id === thread.top.message_top);
+            for (const thread of whole) loaders.primeThread(thread.items);
+            return { full: threads.full, items: whole.map((thread): ItemModel => ({ record: thread.top, channel: c.nickname, thread: thread.items })) };
+          },
+          rankOf: (m) => ({ key: (filters.order === 'post' ? m.record.created : m.record.commented) ?? '', id: m.record.message_id }),
         });
       },
     },
