@@ -360,13 +360,25 @@ describe('what the hub does that a caller would not guess', () => {
       summary: 'spoilers',
       categories: ['a', 'b'],
       mimetype: 'text/markdown',
+      objectType: created.data.channelItemPost.item.objectType,
     });
     expect(called().filter((p) => !p.startsWith('xchan'))).toEqual([`item/full?item_id=${restId}`, 'item/update']);
     // Null clears, as the hub does with what an edit leaves out; a value given costs no read.
     t.resetHubzillaCalls();
-    const cleared = await post({ restId, body: 'third', title: 'New title', summary: null, categories: [], mimetype: 'text/bbcode' });
+    const cleared = await post({ restId, body: 'third', title: 'New title', summary: null, categories: [], mimetype: 'text/bbcode', objectType: 'NOTE' });
     expect(cleared.data.channelItemPost.item).toMatchObject({ title: 'New title', summary: '', categories: [], mimetype: 'text/bbcode' });
     expect(called().filter((p) => !p.startsWith('xchan'))).toEqual(['item/update']);
+  });
+
+  it('keeps a comment a comment on an edit that says so: the hub sets the type of an edit from the form', async () => {
+    const top = await post({ body: 'a thread' });
+    const comment = await post({ body: 'a comment', parentRestId: top.data.channelItemPost.item.restId, objectType: 'COMMENT' });
+    const restId = comment.data.channelItemPost.item.restId;
+    const kept = await post({ restId, body: 'a comment, edited', objectType: 'COMMENT' });
+    expect(kept.data.channelItemPost.item.objectType).toBe('http://activitystrea.ms/schema/1.0/comment');
+    // Without it the hub makes the comment a note, as a real 8.8.7 hub does; item/full cannot read a comment by id to send its type.
+    const lost = await post({ restId, body: 'a comment, edited again' });
+    expect(lost.data.channelItemPost.item.objectType).toMatch(/^(http:\/\/activitystrea\.ms\/schema\/1\.0\/note|Note)$/);
   });
 
   it('refuses allow and deny lists naming a group or connection the channel does not have, before writing', async () => {

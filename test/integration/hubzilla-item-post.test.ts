@@ -110,6 +110,26 @@ describe('channelItemPost', () => {
     expect(new URLSearchParams(t.hubzillaCalls({ path: 'item/update' })[0]?.body).get('channel')).toBe('demo-projects');
   });
 
+  it('refuses a channel that is no nickname, or not of this account, as payload errors before anything is written', async () => {
+    const bad = await post({ channel: 'bad nick!', body: 'x' });
+    expect(bad.errors).toBeUndefined();
+    expect(bad.data.channelItemPost).toEqual({
+      item: null,
+      errors: [{ message: '"bad nick!" is not a channel nickname.', field: ['input', 'channel'], code: 'INVALID' }],
+    });
+    expect(t.hubzillaCalls()).toHaveLength(0);
+    const other = await post({ channel: 'alice', body: 'x' });
+    expect(other.errors).toBeUndefined();
+    expect(other.data.channelItemPost).toEqual({
+      item: null,
+      errors: [{ message: '"alice" is not a channel of this login\'s account.', field: ['input', 'channel'], code: 'FORBIDDEN' }],
+    });
+    expect(t.hubzillaCalls().map((c) => c.path)).toEqual(['/api/z/1.0/channel/list']);
+    // The account's own channel, in any case, as the hub matches it.
+    const own = await post({ channel: 'Demo-Projects', body: 'project news, again' });
+    expect(own.data.channelItemPost.item.author.address).toBe('demo-projects@hub.duograph.test');
+  });
+
   it('uploads media through the GraphQL multipart request spec as a multipart item/update', async () => {
     const png = makePng(8, 8, [10, 20, 30]);
     const form = new FormData();

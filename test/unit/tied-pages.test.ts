@@ -5,7 +5,7 @@
  * counts its calls.
  */
 import { describe, expect, it } from 'vitest';
-import { threadsAfter, threadsBefore, type Rank } from '../../src/upstreams/hubzilla/tied-pages.js';
+import { threadsAfter, threadsBefore, type Rank, type TiedPage } from '../../src/upstreams/hubzilla/tied-pages.js';
 
 interface Thread {
   id: string;
@@ -46,7 +46,7 @@ describe('threadsAfter and threadsBefore', () => {
     let after: string | null = null;
     let last = '';
     for (let n = 0; n < 200; n++) {
-      const page = await threadsAfter(fetch, rankOf, size, after);
+      const page: TiedPage<Thread> = await threadsAfter(fetch, rankOf, size, after);
       forward.push(...page.items.map((i) => i.node.id));
       last = page.items.at(-1)?.cursor ?? last;
       if (!page.hasNextPage) break;
@@ -60,7 +60,7 @@ describe('threadsAfter and threadsBefore', () => {
     const backward: string[] = [forward.at(-1) ?? ''];
     let before: string | null = last;
     for (let n = 0; n < 200 && before; n++) {
-      const page = await threadsBefore(fetch, rankOf, size, before);
+      const page: TiedPage<Thread> = await threadsBefore(fetch, rankOf, size, before);
       backward.unshift(...page.items.map((i) => i.node.id));
       if (!page.hasPreviousPage) break;
       before = page.items[0]?.cursor ?? null;

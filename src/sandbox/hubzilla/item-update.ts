@@ -125,6 +125,8 @@ function editItem(ctx: ApiContext, item: ItemRow, body: string, attach: StoredMe
   item.title = param(params, 'title') ?? '';
   item.summary = param(params, 'summary') ?? '';
   item.mimetype = param(params, 'mimetype') || 'text/bbcode';
+  // Item::post() takes obj_type from the form as for a new post: an edit that sends none makes a comment a note (measured on 8.8.7).
+  item.obj_type = param(params, 'obj_type') || defaultVocabulary(store.version, false).obj_type;
   item.edited = store.clock.tick();
   const source = param(params, 'source');
   if (source !== undefined) item.app = source;

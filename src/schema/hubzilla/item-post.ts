@@ -16,6 +16,7 @@ import { ItemUpdateRefused, type ItemUpdateParams } from '../../upstreams/hubzil
 import type { ChannelLoaders } from '../../upstreams/hubzilla/loaders.js';
 import type { ItemRecord } from '../../upstreams/hubzilla/records.js';
 import { builder } from '../builder.js';
+import type { Context } from '../context.js';
 import { UserError, inputError, type UserErrorShape } from '../user-error.js';
 import { channelLoaders } from './channel.js';
 import { ChannelItem, hubDate, type ItemModel } from './item.js';
@@ -121,7 +122,11 @@ const ChannelItemPostInput = builder.inputType('ChannelItemPostInput', {
       type: ChannelItemVerb,
       description: 'The activity of a new item, e.g. LIKE with parentRestId to like that item; a post when left out. An edit keeps the original activity.',
     }),
-    objectType: t.field({ type: ChannelItemObjectType, description: 'The kind of object of a new item; note or comment when left out.' }),
+    objectType: t.field({
+      type: ChannelItemObjectType,
+      description:
+        'The kind of object; note or comment when left out. The hub sets it on an edit too (an edit without it makes a comment a note): an edit of a top item sends its type again when left out, an edit of a comment needs COMMENT to stay one, as item/full cannot read a comment by its id.',
+    }),
     webpage: t.field({ type: ChannelItemWebpageInput, description: 'Makes a new item a web page or another design element.' }),
     messageId: t.string({
       description:
@@ -148,6 +153,7 @@ const given = <T>(value: T | null | undefined): value is T => value !== null && 
 
 function checkInput(input: PostInput): UserErrorShape[] {
   const errors: UserErrorShape[] = [];
+  if (given(input.channel) && !NICKNAME.test(input.channel)) errors.push(inputError('channel', `"${input.channel.slice(0, 80)}" is not a channel nickname.`));
   if (input.body.trim() === '' && !input.media) errors.push(inputError('body', 'body must not be empty.', 'MISSING'));
   const parents = [input.parentRestId, input.parentMessageId].filter(given).length;
   if (parents > 1) errors.push(inputError('parentRestId', 'Give at most one of parentRestId or parentMessageId.'));
@@ -180,9 +186,7 @@ function checkInput(input: PostInput): UserErrorShape[] {
   if (given(input.remote) && (input.remote.namespace.trim() === '' || input.remote.remoteId.trim() === '')) {
     errors.push(inputError('remote', 'namespace and remoteId must not be empty.', 'MISSING'));
   }
-  const editOnly = given(input.restId)
-    ? (['activity', 'objectType', 'webpage', 'createdAt', 'messageId', 'authorXchanHash'] as const).filter((f) => given(input[f]))
-    : [];
+  const editOnly = given(input.restId) ? (['activity', 'webpage', 'createdAt', 'messageId', 'authorXchanHash'] as const).filter((f) => given(input[f])) : [];
   for (const field of editOnly) errors.push(inputError(field, `${field} applies to a new item; an edit keeps the original.`));
   return errors;
 }
@@ -202,6 +206,20 @@ function longestRun(text: string): number {
   let longest = 0;
   for (const match of text.matchAll(/\S+/g)) longest = Math.max(longest, match[0].length);
   return longest;
+}
+
+/** A Hubzilla nickname (checkNickname's rule). */
+const NICKNAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/**
+ * The channel to post in, as the account names it (the hub matches without
+ * regard to case), or a user error: a channel of another account would be
+ * refused by the hub only after the write was sent (an empty answer).
+ */
+async function postingChannel(nickname: string, ctx: Context): Promise<string | UserErrorShape> {
+  const channels = await ctx.hubzilla.loaders.channelList();
+  const found = channels.find((channel) => channel.toLowerCase() === nickname.toLowerCase());
+  return found ?? { message: `"${nickname.slice(0, 80)}" is not a channel of this login's account.`, field: ['input', 'channel'], code: 'FORBIDDEN' };
 }
 
 /** A message id the hub keeps as it is (strip_tags() would change one with `<`; the uuid column holds 191 characters). */
@@ -269,7 +287,7 @@ function categoriesOf(item: ItemRecord): string[] {
  */
 async function keptOnEdit(input: PostInput, loaders: ChannelLoaders): Promise<Partial<ItemUpdateParams>> {
   if (!given(input.restId)) return {};
-  const omitted = [input.title, input.summary, input.categories, input.mimetype].some((v) => v === undefined);
+  const omitted = [input.title, input.summary, input.categories, input.mimetype, input.objectType].some((v) => v === undefined);
   if (!omitted) return {};
   const thread = await loaders.thread({ item_id: input.restId });
   const item = thread?.find((i) => i.id === input.restId);
@@ -280,6 +298,8 @@ async function keptOnEdit(input: PostInput, loaders: ChannelLoaders): Promise<Pa
     summary: input.summary === undefined && item.summary !== '' ? item.summary : undefined,
     category: input.categories === undefined && categories.length > 0 ? categories.join(',') : undefined,
     mimetype: input.mimetype === undefined ? item.mimetype : undefined,
+    // The hub sets the object type of an edit from the form as for a new item: sent again, the item keeps it.
+    obj_type: input.objectType === undefined && item.object_type !== '' ? item.object_type : undefined,
   };
 }
 
@@ -307,7 +327,7 @@ function postParams(input: PostInput, kept: Partial<ItemUpdateParams>): ItemUpda
     nocomment: input.commentsDisabled ?? undefined,
     consensus: input.consensus ?? undefined,
     verb: input.activity ?? undefined,
-    obj_type: input.objectType ?? undefined,
+    obj_type: input.objectType ?? kept.obj_type,
     webpage: input.webpage?.type,
     pagetitle: input.webpage?.name,
     layout_mid: input.webpage?.layoutMessageId ?? undefined,
@@ -332,15 +352,17 @@ builder.mutationFields((t) => ({
   channelItemPost: t.field({
     type: ChannelItemPostPayload,
     nullable: true,
-    // The write, the read that fills the payload, and at most two ACL lists and one read of the item edited.
-    complexity: 5,
+    // The write, the read that fills the payload, the account's channels, at most two ACL lists and one read of the item edited, or a repeat's two reads.
+    complexity: 6,
     description:
       'Creates a post, comments on an item, posts an activity (a like, a vote, an RSVP), creates a web page, or edits an item of a Hubzilla channel (`item/update`).',
     args: { input: t.arg({ type: ChannelItemPostInput, required: true, description: 'The item.' }) },
     resolve: async (_root, { input }, ctx) => {
       const errors = checkInput(input);
       if (errors.length > 0) return { item: null, errors };
-      const channel = input.channel ?? null;
+      const picked = given(input.channel) ? await postingChannel(input.channel, ctx) : null;
+      if (picked !== null && typeof picked !== 'string') return { item: null, errors: [picked] };
+      const channel = picked;
       const loaders = channelLoaders(ctx, channel);
       const media = input.media ? { file: input.media, filename: input.media.name || 'upload' } : undefined;
       // Every new item gets a message id, so that one whose answer never came can be retried without a second copy.
