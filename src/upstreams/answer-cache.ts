@@ -46,6 +46,8 @@ export interface CacheCall {
   url: string;
   /** The credential headers forwarded: the scope of the call. */
   credentials: Readonly<Record<string, string>> | undefined;
+  /** Who the upstream verified the credentials as (a Hubzilla channel), when known: the scope instead of the headers. */
+  identity?: string;
   /** The request served; none for background work (pollers, log watches), which always reads fresh but may share. */
   scope: RequestScope | undefined;
   signal: AbortSignal | undefined;
@@ -355,9 +357,12 @@ export class AnswerCache {
   }
 
   private key(call: CacheCall): string {
-    const credentials = Object.entries(call.credentials ?? {})
-      .map(([name, value]) => `${name.toLowerCase()}=${value}`)
-      .sort();
+    const credentials =
+      call.identity === undefined
+        ? Object.entries(call.credentials ?? {})
+            .map(([name, value]) => `${name.toLowerCase()}=${value}`)
+            .sort()
+        : [`identity=${call.identity}`];
     return createHmac('sha256', this.options.keySecret)
       .update(`${call.upstream}\n${credentials.join('\n')}\n${call.url}`)
       .digest('base64url');

@@ -166,6 +166,8 @@ export interface UpstreamRequest {
   scope?: RequestScope;
   /** Work for no caller waiting on it (a poll, a log watch, a webhook's re-read): it yields to callers when the call budget runs low. */
   background?: boolean;
+  /** Who the upstream verified these credentials as, when known: stored answers are kept for that identity, shared by its other logins, instead of for the credential headers. */
+  cacheIdentity?: string;
   /**
    * Keeps of a JSON body only what the caller reads, where the body is
    * parsed. A page handed up through a call's promises stays reachable from
@@ -542,6 +544,7 @@ export class HttpClient {
         path: request.path,
         url: path + encodeQuery(request.query),
         credentials: request.headers,
+        identity: request.cacheIdentity,
         scope: request.scope,
         signal: request.signal,
       },

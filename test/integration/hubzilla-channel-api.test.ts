@@ -157,7 +157,7 @@ describe('files', () => {
     expect(r.data.channel.file.export).toBeNull();
   });
 
-  it("reads each file's creator once per credential: a page costs one filemeta per file the first time, none after", async () => {
+  it("reads each file's creator once per channel: a page costs one filemeta per file the first time, none after, whichever login of the channel asks", async () => {
     const own = await createTestApp({ hubzillaSandbox: { bulkFiles: 12 } });
     try {
       const q = '{ channel { files(first: 12, filename: "bulk-") { nodes { creator { address } } } } }';
@@ -169,15 +169,50 @@ describe('files', () => {
         for (const node of r.data.channel.files.nodes) expect(node.creator.address).toBe('demo@hub.duograph.test');
         return own.hubzillaCalls().map((c) => c.path.slice('/api/z/1.0/'.length));
       };
+      // The first read learns which channel the hub verifies the login as (verify), then each creator.
       const first = await ask(DEMO);
       expect(first.filter((p) => p === 'filemeta')).toHaveLength(12);
-      expect(first.filter((p) => p === 'files')).toHaveLength(1);
+      expect(first.filter((p) => p === 'files' || p === 'verify')).toEqual(['files', 'verify']);
       const again = await ask(DEMO);
-      expect(again.filter((p) => p === 'filemeta')).toHaveLength(0);
       expect(again.filter((p) => p !== 'xchan')).toEqual(['files']);
-      // Another credential of the same account learns nothing from the first one's reads.
-      const other = await ask(basic('demo@example.com', 'demo-pass'));
-      expect(other.filter((p) => p === 'filemeta')).toHaveLength(12);
+      // The same channel logged into by its account's email: the hub verifies it as the same channel, which shares what it read.
+      const byEmail = await ask(basic('demo@example.com', 'demo-pass'));
+      expect(byEmail.filter((p) => p !== 'xchan')).toEqual(['files', 'verify']);
+      // A login the hub does not verify learns nothing: it gets the hub's refusal.
+      own.resetHubzillaCalls();
+      const wrong = await own.gql<Data>(q, {}, { headers: { 'x-hubzilla-authorization': basic('demo', 'not-the-password') } });
+      expect(wrong.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    } finally {
+      await own.close();
+    }
+  });
+});
+
+describe('stored answers, per channel the hub verified', () => {
+  it('serves one login of a channel what another login of it read; a login not yet verified reads for itself', async () => {
+    const own = await createTestApp({ env: { CACHE_MAX_AGE_MS: '60000' } });
+    try {
+      const read = async (auth: string, query: string) => {
+        own.resetHubzillaCalls();
+        const r = await own.gql<Data>(query, {}, { headers: { 'x-hubzilla-authorization': auth } });
+        expect(r.errors).toBeUndefined();
+        return { data: r.data, calls: own.hubzillaCalls().map((c) => c.path.slice('/api/z/1.0/'.length)) };
+      };
+      const STREAM = '{ channel { stream(since: "2026-01-01T00:00:00Z", first: 5) { nodes { uuid } } } }';
+      const email = basic('demo@example.com', 'demo-pass');
+      // Before verify, each login reads for itself.
+      expect((await read(DEMO, STREAM)).calls).toEqual(['channel/stream']);
+      expect((await read(email, STREAM)).calls).toEqual(['channel/stream']);
+      // Once the hub verified both as channel demo, what one reads serves the other.
+      await read(DEMO, '{ channel { nickname } }');
+      await read(email, '{ channel { nickname } }');
+      const byNickname = await read(DEMO, STREAM);
+      expect(byNickname.calls).toEqual(['channel/stream']);
+      const byEmail = await read(email, STREAM);
+      expect(byEmail.calls).toEqual([]);
+      expect(byEmail.data).toEqual(byNickname.data);
+      // Another channel of the account is another scope.
+      expect((await read(basic('demo-projects', 'demo-pass'), STREAM)).calls).toEqual(['channel/stream']);
     } finally {
       await own.close();
     }

@@ -72,7 +72,7 @@ builder.node(ChannelFile, {
         type: Xchan,
         nullable: true,
         description:
-          "Who uploaded the file. The file list leaves it out: the first read of a file's creator costs one filemeta call, and the gateway remembers it for the same credential after that (a file's creator never changes).",
+          "Who uploaded the file. The file list leaves it out: the first read of a file's creator costs one filemeta call (and one verify, to learn the login's channel), and the gateway remembers it for that channel after that, whichever login of it asks (a file's creator never changes).",
         resolve: async (f, _args, ctx) => xchanByHash(await channelLoaders(ctx, f.channel).creator(f.record)),
       }),
       downloadUrl: t.string({

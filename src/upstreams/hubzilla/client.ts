@@ -11,6 +11,7 @@
 import { InputError, UpstreamError, type UpstreamInfo } from '../../errors.js';
 import type { RequestScope } from '../../request-scope.js';
 import { creatorScope } from './creators.js';
+import { rememberVerifiedChannel, verifiedChannel } from './identities.js';
 import { codeForStatus, multipartBody, type FormPart, type HttpClient, type QueryValue } from '../http.js';
 import type { Page } from '../pagination.js';
 import {
@@ -193,9 +194,16 @@ export class HubzillaClient {
     private readonly scope?: RequestScope,
   ) {}
 
-  /** The scope of this credential and channel for caches kept across requests; null without a credential. */
+  /** The channel the hub lately verified this login (and channel) as: the scope every login of that channel shares; null until verify says. */
+  get verifiedScope(): string | null {
+    const channel = this.http && this.auth && 'authorization' in this.auth ? verifiedChannel(this.http, this.auth.authorization, this.channel) : undefined;
+    return channel === undefined ? null : `channel:${channel}`;
+  }
+
+  /** The scope of this credential and channel for caches kept across requests: the verified channel, else the credential; null without a credential. */
   get cacheScope(): string | null {
-    return this.auth && 'authorization' in this.auth ? creatorScope(this.auth.authorization, this.channel) : null;
+    if (!this.auth || !('authorization' in this.auth)) return null;
+    return this.verifiedScope ?? creatorScope(this.auth.authorization, this.channel);
   }
 
   /** This client acting on another channel of the same account. */
@@ -214,7 +222,10 @@ export class HubzillaClient {
   /** GET verify: the channel's public fields; null when the hub refuses the channel. The key, password hash and salt never leave this method. */
   async getChannel(): Promise<ChannelInfo | null> {
     const body = await this.get(['verify']);
-    return isObject(body) ? normaliseChannel(body) : null;
+    const channel = isObject(body) ? normaliseChannel(body) : null;
+    if (channel && this.http && this.auth && 'authorization' in this.auth)
+      rememberVerifiedChannel(this.http, this.auth.authorization, this.channel, channel.channel_hash);
+    return channel;
   }
 
   /**
@@ -509,7 +520,9 @@ export class HubzillaClient {
       );
     }
     const headers: Record<string, string> = this.auth ? { authorization: this.auth.authorization } : {};
-    const response = await this.http.text({ method, path, query, headers, body, signal: this.signal, scope: this.scope });
+    // Answers are kept for the channel the hub verified this login as, when known: its other logins share them.
+    const identity = this.verifiedScope ?? undefined;
+    const response = await this.http.text({ method, path, query, headers, body, signal: this.signal, scope: this.scope, cacheIdentity: identity });
     return parseAnswer(response.status, response.text, response.info);
   }
 

@@ -128,6 +128,8 @@ export class ChannelLoaders {
    */
   async creator(record: FileRecord): Promise<string | null> {
     if (record.creator) return record.creator;
+    // Creators are remembered for the channel the hub verified, so that each login of it shares them: learn it once (verify).
+    if (this.client.verifiedScope === null) await this.info().catch(() => null);
     const scope = this.client.cacheScope;
     const known = scope === null ? undefined : knownCreator(scope, record.hash);
     if (known !== undefined) return known;
