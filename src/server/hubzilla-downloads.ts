@@ -19,6 +19,8 @@ import { HUBZILLA_DOWNLOAD_PREFIX, HUBZILLA_PHOTO_PREFIX } from '../schema/hubzi
 import { checkFileHash, checkNickname, HubzillaClient } from '../upstreams/hubzilla/client.js';
 import type { RequestScope } from '../request-scope.js';
 import type { HttpClient } from '../upstreams/http.js';
+import type { PhotoContentRecord } from '../upstreams/hubzilla/records.js';
+import { LRUCache } from 'lru-cache';
 import { hubzillaCredentials } from './credentials.js';
 import { hubzillaCredentialFrom } from './hubzilla-context.js';
 
@@ -111,7 +113,7 @@ async function serve(req: IncomingMessage, res: ServerResponse, hubzilla: HttpCl
     throw error;
   }
   try {
-    if (scale > 0) return await servePhoto(req, res, client, hash, scale);
+    if (scale > 0) return await servePhoto(req, res, client, hash, scale, hubzilla);
     const file = await client.getFile(hash);
     if (!file || file.is_dir) return sendError(res, 404, 'NOT_FOUND', 'No such file.');
     const size = file.filesize;
@@ -159,9 +161,48 @@ async function serve(req: IncomingMessage, res: ServerResponse, hubzilla: HttpCl
   }
 }
 
-/** One smaller size of a photo: `photo` sends the whole image, so it is decoded once and the range cut from it. */
-async function servePhoto(req: IncomingMessage, res: ServerResponse, client: HubzillaClient, resourceId: string, scale: number): Promise<void> {
-  const photo = await client.getPhoto(resourceId, scale);
+/** How long a smaller size of a photo read whole is kept to serve the ranges a viewer asks next. */
+const PHOTO_KEPT_MS = 30_000;
+/** Bytes of photo sizes kept per Hubzilla upstream; a size above a tenth of it is not kept. */
+const PHOTO_KEPT_BYTES = 32 * 1024 * 1024;
+
+/** Photo sizes read lately, per upstream (its HTTP client), by the caller's scope: never served to another channel or login. */
+const photoTables = new WeakMap<object, LRUCache<string, PhotoContentRecord>>();
+
+function photoTable(upstream: object): LRUCache<string, PhotoContentRecord> {
+  let table = photoTables.get(upstream);
+  if (!table) {
+    table = new LRUCache<string, PhotoContentRecord>({
+      maxSize: PHOTO_KEPT_BYTES,
+      maxEntrySize: Math.floor(PHOTO_KEPT_BYTES / 10),
+      sizeCalculation: (photo) => Math.max(1, photo.content.length),
+      ttl: PHOTO_KEPT_MS,
+    });
+    photoTables.set(upstream, table);
+  }
+  return table;
+}
+
+/**
+ * One smaller size of a photo: `photo` sends the whole image, so it is
+ * decoded once and the range cut from it. What was read is kept for 30 s for
+ * the caller's scope (the channel the hub verified, else the credential), so
+ * a viewer reading it in ranges costs one read, not one per range.
+ */
+async function servePhoto(
+  req: IncomingMessage,
+  res: ServerResponse,
+  client: HubzillaClient,
+  resourceId: string,
+  scale: number,
+  upstream: object | null,
+): Promise<void> {
+  const scope = client.cacheScope;
+  const table = upstream === null || scope === null ? null : photoTable(upstream);
+  const key = `${scope} ${client.channel ?? ''} ${resourceId} ${scale}`;
+  const kept = table?.get(key);
+  const photo = kept ?? (await client.getPhoto(resourceId, scale));
+  if (photo && table && !kept) table.set(key, photo);
   if (!photo) return sendError(res, 404, 'NOT_FOUND', 'No such photo, or no such size of it.');
   const bytes = Buffer.from(photo.content, 'base64');
   const range = parseRange(typeof req.headers.range === 'string' ? req.headers.range : undefined, bytes.length);
