@@ -114,6 +114,12 @@ export interface Config {
   readonly sandboxCredentials: boolean;
   /** Trusted documents: a JSON file, or a folder of them, mapping ids to operations (PERSISTED_DOCUMENTS); null: none. */
   readonly persistedDocuments: string | null;
+  /** The MCP tools: a JSON manifest of operations with descriptions (MCP_TOOLS); null: the tools that ship. */
+  readonly mcpTools: string | null;
+  /** Offer the manifest's mutations as MCP tools (MCP_MUTATIONS). Default false: read tools only. */
+  readonly mcpMutations: boolean;
+  /** Browser origins besides the gateway's own that may use /mcp (MCP_ALLOWED_ORIGINS, comma-separated). Default none. */
+  readonly mcpAllowedOrigins: readonly string[];
   /** Refuse any operation that is not one of PERSISTED_DOCUMENTS (PERSISTED_DOCUMENTS_ONLY). Default false. */
   readonly persistedDocumentsOnly: boolean;
   /** Fields whose resolvers get a span each, as `Type.field` coordinates, or `*` for every field with a resolver of its own (TRACE_RESOLVERS). Default none. */
@@ -268,6 +274,23 @@ function sandboxHubzillaVersion(raw: string, name: string): SandboxHubzillaVersi
     throw new ConfigError(`${name} must be one of ${SANDBOX_HUBZILLA_VERSIONS.join(', ')}, got "${raw.slice(0, 40)}"`);
   }
   return value as SandboxHubzillaVersion;
+}
+
+function origins(raw: string, name: string): readonly string[] {
+  const list = raw
+    .split(',')
+    .map((o) => o.trim())
+    .filter((o) => o !== '');
+  for (const origin of list) {
+    let url: URL | null = null;
+    try {
+      url = new URL(origin);
+    } catch {
+      // Refused below.
+    }
+    if (!url || url.origin !== origin) throw new ConfigError(`${name} takes origins like https://app.example.com (no path), got "${origin.slice(0, 80)}"`);
+  }
+  return list;
 }
 
 function logLevel(raw: string, name: string): LogLevel {
@@ -476,6 +499,27 @@ const OPTIONS = [
     flag: '--persisted-documents',
     help: 'trusted documents: a JSON file or folder of id -> operation (Relay, GraphQL Codegen; default none)',
     parse: filePath,
+  },
+  {
+    key: 'mcpTools',
+    env: 'MCP_TOOLS',
+    flag: '--mcp-tools',
+    help: 'the MCP tools: a JSON manifest of operations with descriptions (default: the tools that ship)',
+    parse: filePath,
+  },
+  {
+    key: 'mcpMutations',
+    env: 'MCP_MUTATIONS',
+    flag: '--mcp-mutations',
+    help: "offer the manifest's mutations (e.g. post_to_channel) as MCP tools (default false)",
+    parse: flag,
+  },
+  {
+    key: 'mcpAllowedOrigins',
+    env: 'MCP_ALLOWED_ORIGINS',
+    flag: '--mcp-allowed-origins',
+    help: "browser origins besides the gateway's own that may use /mcp, comma-separated (default none)",
+    parse: origins,
   },
   {
     key: 'persistedDocumentsOnly',
@@ -687,6 +731,9 @@ const DEFAULTS: Config = {
   sandboxCredentials: false,
   persistedDocuments: null,
   persistedDocumentsOnly: false,
+  mcpTools: null,
+  mcpMutations: false,
+  mcpAllowedOrigins: [],
   traceResolvers: [],
   tracing: null,
 };

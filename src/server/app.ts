@@ -33,6 +33,8 @@ import { InboundAllowance, inboundKey } from './inbound-limit.js';
 import { handleDownload } from './downloads.js';
 import { createHubzillaContext } from './hubzilla-context.js';
 import { handleHubzillaDownload } from './hubzilla-downloads.js';
+import { GATEWAY_VERSION, type GraphqlAnswer, handleMcp } from './mcp.js';
+import { buildTools, DEFAULT_TOOLS, readToolManifest } from './mcp-tools.js';
 import { graphiqlPage, graphiqlTabs } from './graphiql.js';
 import { handleHealth } from './health.js';
 import { createLogger, logRequest, QUIET_PATHS, requestFields, useRequestIdOnErrors, yogaLogger, type Logger } from './logger.js';
@@ -198,6 +200,8 @@ export function buildApp(options: AppOptions): App {
   const persisted = config.persistedDocuments
     ? new PersistedDocuments(config.persistedDocumentsOnly, readPersistedDocuments(config.persistedDocuments), schema)
     : null;
+  // Checked at start, as trusted documents are: a manifest that does not fit the schema fails the start.
+  const mcpTools = buildTools(schema, config.mcpTools ? readToolManifest(config.mcpTools) : DEFAULT_TOOLS, config.mcpMutations);
   const hub = new SubscriptionHub({
     http: gitlab,
     bus,
@@ -321,6 +325,35 @@ export function buildApp(options: AppOptions): App {
     if (metrics.handle(req, res)) return;
     if (handleGitlabWebhook(req, res, { secret: webhookSecret, maxBytes: config.webhookMaxBytes, hub, cache, log })) return;
     if (handleDownload(req, res, gitlab, scope) || handleHubzillaDownload(req, res, hubzilla, scope)) return;
+    if (
+      handleMcp(req, res, {
+        tools: mcpTools,
+        allowedOrigins: config.mcpAllowedOrigins,
+        maxBodyBytes: config.maxBodyBytes,
+        version: GATEWAY_VERSION,
+        execute: async (operation, headers) => {
+          // Through the GraphQL endpoint in this process, as the same request: its limits, costs, metrics and request id.
+          const response = await yoga.fetch(
+            `http://gateway${yoga.graphqlEndpoint}`,
+            {
+              method: 'POST',
+              headers: { ...headers, 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+              body: JSON.stringify(operation),
+            },
+            { scope },
+          );
+          const text = await response.text();
+          let body: GraphqlAnswer['body'] = null;
+          try {
+            body = JSON.parse(text) as GraphqlAnswer['body'];
+          } catch {
+            // Not JSON: the status says what went wrong.
+          }
+          return { status: response.status, body };
+        },
+      })
+    )
+      return;
     if (graphiql.handle(req, res)) return;
     if ((req.url ?? '/').split('?', 1)[0] !== yoga.graphqlEndpoint) {
       // Not an empty 404: whoever opened the bare address learns where the graph is.

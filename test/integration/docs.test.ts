@@ -21,6 +21,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient as createSseClient } from 'graphql-sse';
 import { parse } from 'graphql';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { buildSchema } from '../../src/schema/index.js';
+import { buildTools, type ToolEntry } from '../../src/server/mcp-tools.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
@@ -134,7 +138,8 @@ const COMMANDS: readonly Rule[] = [
     pattern: /^curl /,
     check: async (command) => {
       // An event stream never ends by itself: three seconds of it, then its events must be there.
-      const stream = command.includes('text/event-stream');
+      // MCP clients accept both JSON and an event stream; /mcp answers JSON.
+      const stream = command.includes('text/event-stream') && !command.includes('/mcp ');
       const result = await shell(stream ? `timeout 3 ${command}; true` : command);
       if (stream) expect(result.stdout).toMatch(/^data: \{"data":/m);
       expect(result.status, result.stderr).toBe(0);
@@ -220,6 +225,28 @@ describe('the docs', () => {
       expect(JSON.stringify(result.data)).not.toMatch(/"errors":\[\{/);
     },
   );
+
+  it('connects the MCP client configuration of docs/mcp.md as pasted, and checks its tool manifest example against the schema', async () => {
+    const config = blocks.find((b) => b.page === 'docs/mcp.md' && b.lang === 'json' && b.body.includes('mcpServers'));
+    const servers = (JSON.parse(config?.body ?? '{}') as { mcpServers: Record<string, { url: string; headers: Record<string, string> }> }).mcpServers;
+    const server = servers.duograph;
+    expect(server).toBeDefined();
+    const client = new McpClient({ name: 'docs', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(server?.url.replace('localhost:4000', base) ?? ''), { requestInit: { headers: server?.headers } }),
+    );
+    try {
+      const result = await client.callTool({ name: 'my_projects', arguments: {} });
+      expect(result.isError).toBeFalsy();
+      const stream = await client.callTool({ name: 'channel_stream', arguments: { first: 1 } });
+      expect(stream.isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+    const manifest = blocks.find((b) => b.page === 'docs/mcp.md' && b.lang === 'json' && b.body.includes('"tools"'));
+    const entries = (JSON.parse(manifest?.body ?? '{}') as { tools: ToolEntry[] }).tools;
+    expect(buildTools(buildSchema(), entries, false).map((tool) => tool.name)).toEqual(['open_issues']);
+  });
 
   it('runs the graphql-ws client of docs/subscriptions.md as pasted, until it prints an event', async () => {
     const snippet = blocks.find((b) => b.page === 'docs/subscriptions.md' && b.lang === 'js');

@@ -1,0 +1,184 @@
+/**
+ * `/mcp`: the graph for agents, over MCP's Streamable HTTP transport (the
+ * official SDK), on the GraphQL port. Stateless: each POST is a whole
+ * exchange (an SDK server and transport made for it, JSON answers), so any
+ * worker or instance behind a load balancer serves any call.
+ *
+ * A tool call runs its operation through the GraphQL endpoint in this
+ * process, with the credential headers of the MCP request itself
+ * (Private-Token, Authorization: Bearer, Sudo, Job-Token,
+ * X-Hubzilla-Authorization): the same limits, costs, request ids, metrics and
+ * traces as any GraphQL request, nothing stored, and a credential never in a
+ * result. An `Origin` header (a browser) must be this gateway's own or one of
+ * MCP_ALLOWED_ORIGINS, against DNS rebinding.
+ */
+import { readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { McpTool } from './mcp-tools.js';
+
+export const MCP_PATH = '/mcp';
+
+/** The version the MCP server reports: the package's (src/server/ from the sources, dist/src/server/ built). */
+export const GATEWAY_VERSION: string = (() => {
+  for (const up of ['../../package.json', '../../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(up, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'duograph' && typeof pkg.version === 'string') return pkg.version;
+    } catch {
+      // Not there: the other depth.
+    }
+  }
+  return '0.0.0';
+})();
+
+/** The request headers a tool call forwards: the credentials GraphQL reads, and the request id. */
+const FORWARDED = ['private-token', 'authorization', 'sudo', 'job-token', 'x-hubzilla-authorization', 'x-request-id'];
+
+/** A GraphQL answer as the endpoint sends it. */
+export interface GraphqlAnswer {
+  status: number;
+  body: { data?: unknown; errors?: { message: string; extensions?: Record<string, unknown> }[] } | null;
+}
+
+export interface McpOptions {
+  tools: readonly McpTool[];
+  /** Runs an operation through the GraphQL endpoint with these headers. */
+  execute: (operation: { query: string; operationName: string; variables: Record<string, unknown> }, headers: Record<string, string>) => Promise<GraphqlAnswer>;
+  /** Origins allowed besides the gateway's own (MCP_ALLOWED_ORIGINS). */
+  allowedOrigins: readonly string[];
+  /** Largest JSON-RPC body read (MAX_BODY_BYTES). */
+  maxBodyBytes: number;
+  version: string;
+}
+
+function send(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  const body = JSON.stringify({ jsonrpc: '2.0', error: { code: status === 403 ? -32001 : -32000, message }, id: null });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers });
+  res.end(body);
+}
+
+/** True for a browser page of this gateway itself, or one the operator allowed: another site's page may not drive an agent's credentials. */
+function originAllowed(origin: string, host: string | undefined, allowed: readonly string[]): boolean {
+  if (allowed.includes(origin)) return true;
+  try {
+    return host !== undefined && new URL(origin).host === host;
+  } catch {
+    return false;
+  }
+}
+
+async function readJson(req: IncomingMessage, max: number): Promise<unknown | 'too-large' | 'bad'> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > max) return 'too-large';
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+  } catch {
+    return 'bad';
+  }
+}
+
+/** What an agent can do about an error, by its code. */
+const HINTS: Readonly<Record<string, string>> = {
+  UNAUTHENTICATED:
+    'Send credentials with the MCP request: Private-Token (or Authorization: Bearer) for GitLab, X-Hubzilla-Authorization (Basic login:password, or Bearer) for Hubzilla.',
+  FORBIDDEN: 'These credentials may not do this: use an account with the role it needs.',
+  NOT_FOUND: 'Check the path or id (find_project or my_projects list what the caller can see).',
+  BAD_USER_INPUT: 'Fix the arguments as the message says; a cost refusal means smaller pages (first) or fewer nested lists.',
+  UPSTREAM_RATE_LIMITED: 'The upstream is rate limiting these credentials: retry after extensions.upstream.retryAfterSeconds.',
+  RATE_LIMITED: "The gateway's allowance of upstream calls for these credentials is spent: retry after retryAfterSeconds.",
+  UPSTREAM_TIMEOUT: 'The upstream did not answer in time: retry; a write may have been applied (see mayHaveBeenApplied).',
+  UPSTREAM_UNAVAILABLE: 'The upstream could not be reached: retry later.',
+  OPERATION_LIMIT: 'The operation is over a limit: ask for less.',
+};
+
+/** A GraphQL answer as a tool result: the data as structured content, errors with their code and a hint, marked as errors. */
+export function toolResult(answer: GraphqlAnswer): CallToolResult {
+  const errors = answer.body?.errors ?? [];
+  const data = answer.body?.data ?? null;
+  if (errors.length === 0 && answer.status < 400) {
+    const structured = (data ?? {}) as Record<string, unknown>;
+    return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+  }
+  const lines = (errors.length ? errors : [{ message: `The gateway answered ${answer.status}.`, extensions: {} }]).map((error) => {
+    const code = typeof error.extensions?.code === 'string' ? error.extensions.code : 'ERROR';
+    const hint = HINTS[code];
+    const extra = error.extensions?.retryAfterSeconds ?? (error.extensions?.upstream as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds;
+    return `${code}: ${error.message}${extra === undefined ? '' : ` (retry after ${extra} s)`}${hint ? ` ${hint}` : ''}`;
+  });
+  return {
+    isError: true,
+    content: [{ type: 'text', text: lines.join('\n') }],
+    ...(data ? { structuredContent: data as Record<string, unknown> } : {}),
+  };
+}
+
+/** Serves `/mcp`; false for other paths. */
+export function handleMcp(req: IncomingMessage, res: ServerResponse, options: McpOptions): boolean {
+  if ((req.url ?? '/').split('?', 1)[0] !== MCP_PATH) return false;
+  const origin = req.headers.origin;
+  if (origin !== undefined && !originAllowed(origin, req.headers.host, options.allowedOrigins)) {
+    req.resume();
+    send(res, 403, `Origin ${origin.slice(0, 100)} may not use this MCP endpoint (MCP_ALLOWED_ORIGINS).`);
+    return true;
+  }
+  // Stateless: no session to resume (GET) or end (DELETE).
+  if (req.method !== 'POST') {
+    req.resume();
+    send(res, 405, 'This MCP endpoint is stateless: POST each JSON-RPC message.', { allow: 'POST' });
+    return true;
+  }
+  void serve(req, res, options).catch(() => {
+    if (!res.headersSent) send(res, 500, 'Unexpected error.');
+    else res.destroy();
+  });
+  return true;
+}
+
+async function serve(req: IncomingMessage, res: ServerResponse, options: McpOptions): Promise<void> {
+  const body = await readJson(req, options.maxBodyBytes);
+  if (body === 'too-large') return send(res, 413, `The message is larger than ${options.maxBodyBytes} bytes.`);
+  if (body === 'bad') return send(res, 400, 'The body is not JSON.');
+  const headers: Record<string, string> = {};
+  for (const name of FORWARDED) {
+    const value = req.headers[name];
+    if (typeof value === 'string') headers[name] = value;
+  }
+  const server = new Server(
+    { name: 'duograph', version: options.version },
+    {
+      capabilities: { tools: {} },
+      instructions:
+        'Tools over GitLab CI and a Hubzilla channel, with the credentials this MCP client sends (Private-Token for GitLab, X-Hubzilla-Authorization for Hubzilla). Start with my_projects.',
+    },
+  );
+  const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: options.tools.map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.inputSchema as { type: 'object' },
+      annotations: { readOnlyHint: !tool.mutation, destructiveHint: tool.destructive, idempotentHint: !tool.mutation, openWorldHint: true },
+    })),
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const tool = byName.get(request.params.name);
+    if (!tool) return { isError: true, content: [{ type: 'text', text: `No tool "${request.params.name.slice(0, 64)}": list the tools first.` }] };
+    const variables = (request.params.arguments ?? {}) as Record<string, unknown>;
+    return toolResult(await options.execute({ query: tool.document, operationName: tool.operationName, variables }, headers));
+  });
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  res.on('close', () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  await transport.handleRequest(req, res, body);
+}

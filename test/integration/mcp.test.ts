@@ -1,0 +1,167 @@
+/**
+ * `/mcp` with the MCP SDK's own client over real HTTP, against the sandbox
+ * GitLab and Hubzilla: the tools listed, every shipped tool called, input
+ * refused as GraphQL refuses it, each call's own credentials forwarded and
+ * never shared between two clients, the cost limit applied, the mutation
+ * tool absent until enabled, a foreign Origin refused.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+
+const DEMO_HUB = `Basic ${Buffer.from('demo:demo-pass').toString('base64')}`;
+
+async function connect(t: TestApp, headers: Record<string, string>): Promise<Client> {
+  const client = new Client({ name: 'duograph-test', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', t.url), { requestInit: { headers } }));
+  return client;
+}
+
+const call = async (client: Client, name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult;
+
+describe('/mcp', () => {
+  let t: TestApp;
+  let demo: Client;
+  beforeAll(async () => {
+    t = await createTestApp({ sandbox: { clock: 'manual' } });
+    demo = await connect(t, { 'private-token': 'demo-token', 'x-hubzilla-authorization': DEMO_HUB });
+  });
+  afterAll(async () => {
+    await demo.close();
+    await t.close();
+  });
+
+  it('lists the read tools that ship, each read-only with an input schema; no mutation unless enabled', async () => {
+    const { tools } = await demo.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(['my_projects', 'find_project', 'recent_pipelines', 'pipeline_jobs', 'job_log_tail', 'channel_stream']);
+    for (const tool of tools) {
+      expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+      expect(tool.description?.length).toBeGreaterThan(40);
+      expect(tool.inputSchema.type).toBe('object');
+    }
+    expect(tools.find((tool) => tool.name === 'find_project')?.inputSchema).toMatchObject({
+      required: ['fullPath'],
+      properties: { fullPath: { type: 'string' } },
+    });
+    expect(tools.find((tool) => tool.name === 'recent_pipelines')?.inputSchema.properties?.status).toMatchObject({
+      enum: expect.arrayContaining(['FAILED', 'SUCCESS']),
+    });
+  });
+
+  it('answers every shipped tool with the GraphQL result as structured content', async () => {
+    const mine = await call(demo, 'my_projects');
+    expect(mine.isError).toBeFalsy();
+    const nodes = (mine.structuredContent as { projects: { nodes: { pathWithNamespace: string }[] } }).projects.nodes;
+    expect(nodes.map((n) => n.pathWithNamespace)).toContain('platform/core');
+    expect(JSON.parse((mine.content[0] as { text: string }).text)).toEqual(mine.structuredContent);
+
+    const found = await call(demo, 'find_project', { fullPath: 'platform/core' });
+    expect(found.structuredContent).toMatchObject({ project: { pathWithNamespace: 'platform/core', name: 'Core' } });
+
+    const pipelines = await call(demo, 'recent_pipelines', { fullPath: 'platform/core', status: 'FAILED' });
+    const failed = (
+      pipelines.structuredContent as { project: { pipelines: { nodes: { restId: number; status: string; jobs: { nodes: { restId: number }[] } }[] } } }
+    ).project.pipelines.nodes;
+    expect(failed.length).toBeGreaterThan(0);
+    expect(failed.every((p) => p.status === 'FAILED')).toBe(true);
+    const pipeline = failed[0];
+    const job = pipeline?.jobs.nodes[0];
+    expect(job).toBeDefined();
+
+    const jobs = await call(demo, 'pipeline_jobs', { fullPath: 'platform/core', pipelineId: String(pipeline?.restId) });
+    expect(jobs.structuredContent).toMatchObject({
+      project: { pipeline: { restId: pipeline?.restId, jobs: { nodes: expect.arrayContaining([expect.objectContaining({ restId: job?.restId })]) } } },
+    });
+
+    const log = await call(demo, 'job_log_tail', { fullPath: 'platform/core', jobId: String(job?.restId), lines: 5 });
+    const trace = (log.structuredContent as { project: { job: { trace: string | null } } }).project.job.trace;
+    expect(typeof trace).toBe('string');
+    expect((trace ?? '').split('\n').length).toBeLessThanOrEqual(5);
+
+    const stream = await call(demo, 'channel_stream', { first: 3 });
+    expect(stream.structuredContent).toMatchObject({ channel: { nickname: 'demo', stream: { nodes: expect.any(Array) } } });
+    expect((stream.structuredContent as { channel: { stream: { nodes: unknown[] } } }).channel.stream.nodes).toHaveLength(3);
+  });
+
+  it('refuses arguments as GraphQL does, as a tool error with the code and what to do', async () => {
+    const missing = await call(demo, 'find_project', {});
+    expect(missing.isError).toBe(true);
+    expect((missing.content[0] as { text: string }).text).toMatch(
+      /^BAD_USER_INPUT: Variable "\$fullPath" of required type "String!" was not provided\. Fix the arguments/,
+    );
+    const wrong = await call(demo, 'my_projects', { first: 'many' });
+    expect((wrong.content[0] as { text: string }).text).toMatch(/^BAD_USER_INPUT: Variable "\$first" got invalid value "many"/);
+    const tooMany = await call(demo, 'my_projects', { first: 101 });
+    expect((tooMany.content[0] as { text: string }).text).toMatch(/^BAD_USER_INPUT: .*first/);
+    const unknown = await call(demo, 'drop_database');
+    expect(unknown).toMatchObject({ isError: true, content: [{ type: 'text', text: 'No tool "drop_database": list the tools first.' }] });
+  });
+
+  it("forwards each call's own credentials, and shares nothing between two clients", async () => {
+    const anonymous = await connect(t, {});
+    const bob = await connect(t, { 'private-token': 'bob-token' });
+    try {
+      t.resetCalls();
+      const asBob = await call(bob, 'my_projects');
+      expect(t.calls().map((c) => c.headers['private-token'])).toEqual(['bob-token']);
+      const bobs = (asBob.structuredContent as { projects: { nodes: { pathWithNamespace: string }[] } }).projects.nodes.map((n) => n.pathWithNamespace);
+      const demos = ((await call(demo, 'my_projects')).structuredContent as { projects: { nodes: { pathWithNamespace: string }[] } }).projects.nodes.map(
+        (n) => n.pathWithNamespace,
+      );
+      expect(bobs).not.toEqual(demos);
+      // Hubzilla without its credential: a tool error that says which header to send; no credential in any result.
+      const refused = await call(anonymous, 'channel_stream');
+      expect(refused.isError).toBe(true);
+      expect((refused.content[0] as { text: string }).text).toMatch(/^UNAUTHENTICATED: Hubzilla needs credentials.* X-Hubzilla-Authorization/);
+      expect(JSON.stringify([asBob, refused])).not.toMatch(/bob-token|demo-pass/);
+    } finally {
+      await anonymous.close();
+      await bob.close();
+    }
+  });
+
+  it('refuses a browser page of another origin, and is stateless (POST only)', async () => {
+    const foreign = await fetch(new URL('/mcp', t.url), {
+      method: 'POST',
+      headers: { origin: 'https://evil.example', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(foreign.status).toBe(403);
+    expect(await foreign.json()).toMatchObject({ error: { message: 'Origin https://evil.example may not use this MCP endpoint (MCP_ALLOWED_ORIGINS).' } });
+    const get = await fetch(new URL('/mcp', t.url), { headers: { accept: 'text/event-stream' } });
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST');
+    await get.arrayBuffer();
+  });
+});
+
+describe('/mcp with MCP_MUTATIONS and MAX_COST', () => {
+  let t: TestApp;
+  let client: Client;
+  beforeAll(async () => {
+    t = await createTestApp({ env: { MCP_MUTATIONS: 'true', MAX_COST: '20' } });
+    client = await connect(t, { 'private-token': 'demo-token', 'x-hubzilla-authorization': DEMO_HUB });
+  });
+  afterAll(async () => {
+    await client.close();
+    await t.close();
+  });
+
+  it("offers post_to_channel, a write that destroys nothing, and posts with the caller's credential", async () => {
+    const tool = (await client.listTools()).tools.find((x) => x.name === 'post_to_channel');
+    expect(tool?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
+    const posted = await call(client, 'post_to_channel', { body: 'Pipeline 101 failed: the build job ran out of memory.', messageId: 'mcp-summary-1' });
+    expect(posted.structuredContent).toMatchObject({ channelItemPost: { item: { messageId: 'https://hub.duograph.test/item/mcp-summary-1' }, errors: [] } });
+    expect(t.hubzillaCalls({ path: 'item/update' })[0]?.headers.authorization).toBe(DEMO_HUB);
+  });
+
+  it('applies the cost limit: a tool over it is a tool error saying what to narrow', async () => {
+    const refused = await call(client, 'recent_pipelines', { fullPath: 'platform/core', first: 50 });
+    expect(refused.isError).toBe(true);
+    expect((refused.content[0] as { text: string }).text).toMatch(
+      /^BAD_USER_INPUT: The operation could cause up to \d+ upstream calls, more than the limit of 20/,
+    );
+  });
+});
