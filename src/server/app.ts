@@ -201,7 +201,10 @@ export function buildApp(options: AppOptions): App {
     ? new PersistedDocuments(config.persistedDocumentsOnly, readPersistedDocuments(config.persistedDocuments), schema)
     : null;
   // Checked at start, as trusted documents are: a manifest that does not fit the schema fails the start.
-  const mcpTools = buildTools(schema, config.mcpTools ? readToolManifest(config.mcpTools) : DEFAULT_TOOLS, config.mcpMutations);
+  // Where only trusted documents run, only tools that name one are offered (the shipped tools are not trusted documents).
+  const mcpTools = buildTools(schema, config.mcpTools ? readToolManifest(config.mcpTools) : DEFAULT_TOOLS, config.mcpMutations, (id) =>
+    persisted?.textOf(id),
+  ).filter((tool) => !config.persistedDocumentsOnly || tool.documentId !== null);
   const hub = new SubscriptionHub({
     http: gitlab,
     bus,

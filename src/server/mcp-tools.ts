@@ -28,8 +28,10 @@ import {
 export interface ToolEntry {
   /** What the tool does, for the agent: required, as a tool without one is not offered. */
   description: string;
-  /** The GraphQL document: one named query or mutation. */
-  document: string;
+  /** The GraphQL document: one named query or mutation. Or `documentId`. */
+  document?: string;
+  /** The id of a trusted document (PERSISTED_DOCUMENTS) to offer as this tool, instead of `document`. */
+  documentId?: string;
   /** Descriptions of the variables, by name (the schema's argument descriptions otherwise). */
   arguments?: Readonly<Record<string, string>>;
   /** For a mutation: whether it may destroy or overwrite what exists (false for a post that only adds). */
@@ -42,6 +44,8 @@ export interface McpTool {
   description: string;
   inputSchema: JsonSchema;
   document: string;
+  /** The trusted document it runs by id, when it is one (sent by id, so PERSISTED_DOCUMENTS_ONLY lets it run). */
+  documentId: string | null;
   operationName: string;
   mutation: boolean;
   destructive: boolean;
@@ -159,29 +163,42 @@ export function readToolManifest(file: string): ToolEntry[] {
   if (!Array.isArray(tools)) throw new McpToolsError(`MCP_TOOLS: ${file} has no "tools" list`);
   return tools.map((entry, i) => {
     const e = entry as Partial<ToolEntry> | null;
-    if (!e || typeof e.document !== 'string' || typeof e.description !== 'string' || e.description.trim() === '') {
-      throw new McpToolsError(`MCP_TOOLS: ${file}, tool ${i + 1}, needs a "document" and a "description"`);
+    const named = typeof e?.document === 'string' || typeof e?.documentId === 'string';
+    if (!e || !named || typeof e.description !== 'string' || e.description.trim() === '') {
+      throw new McpToolsError(`MCP_TOOLS: ${file}, tool ${i + 1}, needs a "document" (or the "documentId" of a trusted document) and a "description"`);
     }
-    return { description: e.description, document: e.document, arguments: e.arguments, destructive: e.destructive };
+    return { description: e.description, document: e.document, documentId: e.documentId, arguments: e.arguments, destructive: e.destructive };
   });
 }
 
-/** The tools of a manifest, checked against the schema; mutations only when `mutations` is on. */
-export function buildTools(schema: GraphQLSchema, entries: readonly ToolEntry[], mutations: boolean): McpTool[] {
+/**
+ * The tools of a manifest, checked against the schema; mutations only when
+ * `mutations` is on. `trusted` finds the text of a trusted document an entry
+ * names by `documentId`.
+ */
+export function buildTools(
+  schema: GraphQLSchema,
+  entries: readonly ToolEntry[],
+  mutations: boolean,
+  trusted: (id: string) => string | undefined = () => undefined,
+): McpTool[] {
   const tools: McpTool[] = [];
   for (const entry of entries) {
+    const text = entry.documentId === undefined ? entry.document : trusted(entry.documentId);
+    if (text === undefined)
+      throw new McpToolsError(`MCP tool with documentId "${String(entry.documentId).slice(0, 80)}": no trusted document has that id (PERSISTED_DOCUMENTS)`);
     let operation: OperationDefinitionNode | null;
     try {
-      const document = parse(entry.document);
+      const document = parse(text);
       const errors = validate(schema, document);
       if (errors.length > 0) throw new Error(errors[0]?.message ?? 'invalid');
       operation = getOperationAST(document) ?? null;
     } catch (error) {
-      throw new McpToolsError(`MCP tool "${entry.document.slice(0, 60)}…": ${(error as Error).message.slice(0, 200)}`);
+      throw new McpToolsError(`MCP tool "${text.slice(0, 60)}…": ${(error as Error).message.slice(0, 200)}`);
     }
     const name = operation?.name?.value;
     if (!operation || !name || operation.operation === 'subscription' || !/^[a-zA-Z0-9_-]{1,64}$/.test(name)) {
-      throw new McpToolsError(`MCP tool "${entry.document.slice(0, 60)}…": one named query or mutation, named with letters, digits, _ and -`);
+      throw new McpToolsError(`MCP tool "${text.slice(0, 60)}…": one named query or mutation, named with letters, digits, _ and -`);
     }
     const mutation = operation.operation === 'mutation';
     if (mutation && !mutations) continue;
@@ -189,7 +206,8 @@ export function buildTools(schema: GraphQLSchema, entries: readonly ToolEntry[],
       name,
       description: entry.description,
       inputSchema: inputSchemaOf(schema, operation, entry.arguments ?? {}),
-      document: entry.document,
+      document: text,
+      documentId: entry.documentId ?? null,
       operationName: name,
       mutation,
       destructive: mutation && entry.destructive !== false,

@@ -46,7 +46,10 @@ export interface GraphqlAnswer {
 export interface McpOptions {
   tools: readonly McpTool[];
   /** Runs an operation through the GraphQL endpoint with these headers. */
-  execute: (operation: { query: string; operationName: string; variables: Record<string, unknown> }, headers: Record<string, string>) => Promise<GraphqlAnswer>;
+  execute: (
+    operation: { query?: string; documentId?: string; operationName: string; variables: Record<string, unknown> },
+    headers: Record<string, string>,
+  ) => Promise<GraphqlAnswer>;
   /** Origins allowed besides the gateway's own (MCP_ALLOWED_ORIGINS). */
   allowedOrigins: readonly string[];
   /** Largest JSON-RPC body read (MAX_BODY_BYTES). */
@@ -172,7 +175,9 @@ async function serve(req: IncomingMessage, res: ServerResponse, options: McpOpti
     const tool = byName.get(request.params.name);
     if (!tool) return { isError: true, content: [{ type: 'text', text: `No tool "${request.params.name.slice(0, 64)}": list the tools first.` }] };
     const variables = (request.params.arguments ?? {}) as Record<string, unknown>;
-    return toolResult(await options.execute({ query: tool.document, operationName: tool.operationName, variables }, headers));
+    // A trusted document goes by its id, so that it runs where only trusted documents may (PERSISTED_DOCUMENTS_ONLY).
+    const named = tool.documentId === null ? { query: tool.document } : { documentId: tool.documentId };
+    return toolResult(await options.execute({ ...named, operationName: tool.operationName, variables }, headers));
   });
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   res.on('close', () => {

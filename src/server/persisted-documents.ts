@@ -85,6 +85,11 @@ export class PersistedDocuments {
     return PersistedDocuments.idOf({ documentId: search.get('documentId'), doc_id: search.get('doc_id'), id: search.get('id') });
   }
 
+  /** The text of the document `id` names; undefined when the set has none. */
+  textOf(id: string): string | undefined {
+    return this.documents.get(id)?.text;
+  }
+
   /** The document a request runs: its own text when allowed, else the one its id names. */
   resolve(request: DocumentRequest): Resolved {
     const id = PersistedDocuments.idOf(request);

@@ -5,6 +5,9 @@
  * never shared between two clients, the cost limit applied, the mutation
  * tool absent until enabled, a foreign Origin refused.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -163,5 +166,40 @@ describe('/mcp with MCP_MUTATIONS and MAX_COST', () => {
     expect((refused.content[0] as { text: string }).text).toMatch(
       /^BAD_USER_INPUT: The operation could cause up to \d+ upstream calls, more than the limit of 20/,
     );
+  });
+});
+
+describe('/mcp over trusted documents (PERSISTED_DOCUMENTS_ONLY, MCP_TOOLS)', () => {
+  let t: TestApp;
+  let client: Client;
+  const dir = mkdtempSync(join(tmpdir(), 'duograph-mcp-'));
+  beforeAll(async () => {
+    // A frontend's trusted documents (Relay's id -> text), and a manifest describing one of them for agents.
+    writeFileSync(
+      join(dir, 'documents.json'),
+      JSON.stringify({ 'core-visibility-1': 'query core_visibility($fullPath: String!) { project(fullPath: $fullPath) { visibility } }' }),
+    );
+    writeFileSync(
+      join(dir, 'tools.json'),
+      JSON.stringify({
+        tools: [{ documentId: 'core-visibility-1', description: 'Whether a GitLab project is public, internal or private, by its full path.' }],
+      }),
+    );
+    t = await createTestApp({
+      env: { PERSISTED_DOCUMENTS: join(dir, 'documents.json'), PERSISTED_DOCUMENTS_ONLY: 'true', MCP_TOOLS: join(dir, 'tools.json') },
+    });
+    client = await connect(t, { 'private-token': 'demo-token' });
+  });
+  afterAll(async () => {
+    await client.close();
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('offers the described trusted document as a tool and runs it by id, where text operations are refused', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(['core_visibility']);
+    const answer = await call(client, 'core_visibility', { fullPath: 'platform/core' });
+    expect(answer.structuredContent).toEqual({ project: { visibility: 'PUBLIC' } });
   });
 });
