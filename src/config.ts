@@ -118,6 +118,8 @@ export interface Config {
   readonly mcpTools: string | null;
   /** Offer the manifest's mutations as MCP tools (MCP_MUTATIONS). Default false: read tools only. */
   readonly mcpMutations: boolean;
+  /** Offer the exploration tools at /mcp: the schema by type, validate an operation, run one (MCP_EXPLORE). Default false. */
+  readonly mcpExplore: boolean;
   /** Browser origins besides the gateway's own that may use /mcp (MCP_ALLOWED_ORIGINS, comma-separated). Default none. */
   readonly mcpAllowedOrigins: readonly string[];
   /** Refuse any operation that is not one of PERSISTED_DOCUMENTS (PERSISTED_DOCUMENTS_ONLY). Default false. */
@@ -515,6 +517,13 @@ const OPTIONS = [
     parse: flag,
   },
   {
+    key: 'mcpExplore',
+    env: 'MCP_EXPLORE',
+    flag: '--mcp-explore',
+    help: 'offer the MCP exploration tools: the schema by type, validate an operation, run one within the cost limit (default false)',
+    parse: flag,
+  },
+  {
     key: 'mcpAllowedOrigins',
     env: 'MCP_ALLOWED_ORIGINS',
     flag: '--mcp-allowed-origins',
@@ -733,6 +742,7 @@ const DEFAULTS: Config = {
   persistedDocumentsOnly: false,
   mcpTools: null,
   mcpMutations: false,
+  mcpExplore: false,
   mcpAllowedOrigins: [],
   traceResolvers: [],
   tracing: null,
@@ -769,6 +779,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
   }
   if ((config.pollMaxIntervalMs as number) < (config.pollIntervalMs as number)) {
     throw new ConfigError('POLL_MAX_INTERVAL_MS must not be below POLL_INTERVAL_MS');
+  }
+  if (config.mcpExplore && config.persistedDocumentsOnly) {
+    throw new ConfigError('MCP_EXPLORE runs operations sent as text, which PERSISTED_DOCUMENTS_ONLY refuses: use one or the other');
   }
   if (config.persistedDocumentsOnly && !config.persistedDocuments) {
     throw new ConfigError('PERSISTED_DOCUMENTS_ONLY needs PERSISTED_DOCUMENTS (the documents to accept)');

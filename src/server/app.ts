@@ -331,6 +331,7 @@ export function buildApp(options: AppOptions): App {
     if (
       handleMcp(req, res, {
         tools: mcpTools,
+        explore: config.mcpExplore ? { schema, mutations: config.mcpMutations } : null,
         allowedOrigins: config.mcpAllowedOrigins,
         maxBodyBytes: config.maxBodyBytes,
         version: GATEWAY_VERSION,

@@ -17,6 +17,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { type DocumentNode, Kind, type GraphQLSchema, type OperationDefinitionNode, parse, printType, validate } from 'graphql';
 import type { McpTool } from './mcp-tools.js';
 
 export const MCP_PATH = '/mcp';
@@ -47,9 +48,11 @@ export interface McpOptions {
   tools: readonly McpTool[];
   /** Runs an operation through the GraphQL endpoint with these headers. */
   execute: (
-    operation: { query?: string; documentId?: string; operationName: string; variables: Record<string, unknown> },
+    operation: { query?: string; documentId?: string; operationName?: string; variables: Record<string, unknown> },
     headers: Record<string, string>,
   ) => Promise<GraphqlAnswer>;
+  /** The exploration tools (MCP_EXPLORE), over this schema; `mutations` lets run_query run one (MCP_MUTATIONS). */
+  explore: { schema: GraphQLSchema; mutations: boolean } | null;
   /** Origins allowed besides the gateway's own (MCP_ALLOWED_ORIGINS). */
   allowedOrigins: readonly string[];
   /** Largest JSON-RPC body read (MAX_BODY_BYTES). */
@@ -123,6 +126,106 @@ export function toolResult(answer: GraphqlAnswer): CallToolResult {
   };
 }
 
+const EXPLORE_NAMES = new Set(['schema_type', 'validate_operation', 'run_query']);
+
+/** The exploration tools (MCP_EXPLORE): for an agent that writes its own operations. */
+function exploreTools(mutations: boolean) {
+  const read = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+  return [
+    {
+      name: 'schema_type',
+      description:
+        'The graph, compact: without a name, the root fields (queries, and mutations where enabled) with their arguments and types; with the name of a type, its fields as SDL without descriptions.',
+      inputSchema: {
+        type: 'object' as const,
+        properties: { name: { type: 'string', description: 'A type name, e.g. Project, Pipeline, ChannelItem.' } },
+        additionalProperties: false,
+      },
+      annotations: read,
+    },
+    {
+      name: 'validate_operation',
+      description: 'Checks a GraphQL operation against the schema without running it: "valid", or each error.',
+      inputSchema: { type: 'object' as const, properties: { query: { type: 'string' } }, required: ['query'], additionalProperties: false },
+      annotations: read,
+    },
+    {
+      name: 'run_query',
+      description: `Runs a GraphQL ${mutations ? 'query or mutation' : 'query'} with the caller's credentials, within the gateway's cost limit (ask for small pages). The result is the GraphQL result.`,
+      inputSchema: {
+        type: 'object' as const,
+        properties: { query: { type: 'string' }, variables: { type: 'object', description: "Values of the operation's variables." } },
+        required: ['query'],
+        additionalProperties: false,
+      },
+      annotations: mutations ? { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true } : { ...read, openWorldHint: true },
+    },
+  ];
+}
+
+const text = (value: string): CallToolResult => ({ content: [{ type: 'text', text: value }] });
+const failure = (value: string): CallToolResult => ({ isError: true, content: [{ type: 'text', text: value }] });
+
+/** A type as SDL without its descriptions: what an agent needs, at a fraction of the tokens. */
+function compactType(schema: GraphQLSchema, name: string): string | null {
+  const type = schema.getType(name);
+  if (!type || name.startsWith('__')) return null;
+  return printType(type)
+    .replace(/^\s*"""[\s\S]*?"""\n/gm, '')
+    .replace(/^\s*"[^"\n]*"\n/gm, '');
+}
+
+function rootFields(schema: GraphQLSchema, mutations: boolean): string {
+  const roots = [schema.getQueryType(), mutations ? schema.getMutationType() : null];
+  return roots
+    .filter((root): root is NonNullable<typeof root> => root !== null && root !== undefined)
+    .map((root) => {
+      const fields = Object.values(root.getFields())
+        .filter((field) => !field.name.startsWith('_'))
+        .map((field) => {
+          const args = field.args.length ? `(${field.args.map((a) => `${a.name}: ${String(a.type)}`).join(', ')})` : '';
+          const about = field.description ? ` # ${field.description.split(/(?<=\.)\s/)[0]}` : '';
+          return `  ${field.name}${args}: ${String(field.type)}${about}`;
+        });
+      return `type ${root.name} {\n${fields.join('\n')}\n}`;
+    })
+    .join('\n\n');
+}
+
+async function runExplore(
+  name: string,
+  args: Record<string, unknown>,
+  explore: { schema: GraphQLSchema; mutations: boolean },
+  execute: (operation: { query: string; variables: Record<string, unknown> }) => Promise<GraphqlAnswer>,
+): Promise<CallToolResult> {
+  const { schema, mutations } = explore;
+  if (name === 'schema_type') {
+    if (args.name === undefined) return text(rootFields(schema, mutations));
+    const sdl = typeof args.name === 'string' ? compactType(schema, args.name) : null;
+    return sdl === null
+      ? failure(`BAD_USER_INPUT: No type "${String(args.name).slice(0, 80)}" in the schema. Call schema_type without a name for the root fields.`)
+      : text(sdl);
+  }
+  if (typeof args.query !== 'string') return failure('BAD_USER_INPUT: "query" must be a GraphQL operation as text.');
+  let document: DocumentNode;
+  try {
+    document = parse(args.query);
+  } catch (error) {
+    return failure(`GRAPHQL_PARSE_FAILED: ${(error as Error).message}`);
+  }
+  if (name === 'validate_operation') {
+    const errors = validate(schema, document);
+    return errors.length === 0 ? text('valid') : failure(errors.map((e) => `GRAPHQL_VALIDATION_FAILED: ${e.message}`).join('\n'));
+  }
+  const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  if (operations.some((d) => d.operation === 'subscription')) return failure('BAD_USER_INPUT: Subscriptions do not run as a tool call.');
+  if (!mutations && operations.some((d) => d.operation === 'mutation')) {
+    return failure('FORBIDDEN: Mutations run only where the operator enabled them (MCP_MUTATIONS).');
+  }
+  const variables = args.variables && typeof args.variables === 'object' ? (args.variables as Record<string, unknown>) : {};
+  return toolResult(await execute({ query: args.query, variables }));
+}
+
 /** Serves `/mcp`; false for other paths. */
 export function handleMcp(req: IncomingMessage, res: ServerResponse, options: McpOptions): boolean {
   if ((req.url ?? '/').split('?', 1)[0] !== MCP_PATH) return false;
@@ -163,15 +266,24 @@ async function serve(req: IncomingMessage, res: ServerResponse, options: McpOpti
     },
   );
   const byName = new Map(options.tools.map((tool) => [tool.name, tool]));
+  const explore = options.explore;
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: options.tools.map((tool) => ({
-      name: tool.name,
-      description: tool.description,
-      inputSchema: tool.inputSchema as { type: 'object' },
-      annotations: { readOnlyHint: !tool.mutation, destructiveHint: tool.destructive, idempotentHint: !tool.mutation, openWorldHint: true },
-    })),
+    tools: [
+      ...options.tools.map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        inputSchema: tool.inputSchema as { type: 'object' },
+        annotations: { readOnlyHint: !tool.mutation, destructiveHint: tool.destructive, idempotentHint: !tool.mutation, openWorldHint: true },
+      })),
+      ...(explore ? exploreTools(explore.mutations) : []),
+    ],
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    if (explore && EXPLORE_NAMES.has(request.params.name)) {
+      return runExplore(request.params.name, (request.params.arguments ?? {}) as Record<string, unknown>, explore, (operation) =>
+        options.execute(operation, headers),
+      );
+    }
     const tool = byName.get(request.params.name);
     if (!tool) return { isError: true, content: [{ type: 'text', text: `No tool "${request.params.name.slice(0, 64)}": list the tools first.` }] };
     const variables = (request.params.arguments ?? {}) as Record<string, unknown>;

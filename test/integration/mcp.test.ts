@@ -12,6 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
 const DEMO_HUB = `Basic ${Buffer.from('demo:demo-pass').toString('base64')}`;
@@ -201,5 +202,61 @@ describe('/mcp over trusted documents (PERSISTED_DOCUMENTS_ONLY, MCP_TOOLS)', ()
     expect(tools.map((tool) => tool.name)).toEqual(['core_visibility']);
     const answer = await call(client, 'core_visibility', { fullPath: 'platform/core' });
     expect(answer.structuredContent).toEqual({ project: { visibility: 'PUBLIC' } });
+  });
+});
+
+describe('/mcp with MCP_EXPLORE', () => {
+  let t: TestApp;
+  let client: Client;
+  beforeAll(async () => {
+    t = await createTestApp({ env: { MCP_EXPLORE: 'true', MAX_COST: '20' } });
+    client = await connect(t, { 'private-token': 'demo-token' });
+  });
+  afterAll(async () => {
+    await client.close();
+    await t.close();
+  });
+
+  const textOf = (result: CallToolResult) => (result.content[0] as { text: string }).text;
+
+  it('offers the schema by type, compact, and validates an operation without running it', async () => {
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    expect(names).toEqual(expect.arrayContaining(['schema_type', 'validate_operation', 'run_query']));
+    const roots = textOf(await call(client, 'schema_type'));
+    expect(roots).toMatch(/^type Query \{\n/);
+    expect(roots).toContain('  project(fullPath: String, id: ID): Project # ');
+    expect(roots).not.toContain('type Mutation');
+    const project = textOf(await call(client, 'schema_type', { name: 'Pipeline' }));
+    expect(project).toMatch(/^type Pipeline implements Node \{/);
+    expect(project).not.toContain('"""');
+    expect((await call(client, 'schema_type', { name: 'Nope' })).isError).toBe(true);
+    t.resetCalls();
+    expect(textOf(await call(client, 'validate_operation', { query: '{ project(fullPath: "x") { name } }' }))).toBe('valid');
+    expect(textOf(await call(client, 'validate_operation', { query: '{ project(fullPath: "x") { nope } }' }))).toMatch(
+      /^GRAPHQL_VALIDATION_FAILED: Cannot query field "nope"/,
+    );
+    expect(t.calls()).toHaveLength(0);
+  });
+
+  it('runs a query within the cost limit, and no mutation unless enabled', async () => {
+    const ran = await call(client, 'run_query', { query: 'query ($p: String!) { project(fullPath: $p) { name } }', variables: { p: 'platform/core' } });
+    expect(ran.structuredContent).toEqual({ project: { name: 'Core' } });
+    const costly = await call(client, 'run_query', { query: '{ projects(first: 50) { nodes { name forkedFrom { name } } } }' });
+    expect(textOf(costly)).toMatch(/^BAD_USER_INPUT: The operation could cause up to \d+ upstream calls/);
+    const write = await call(client, 'run_query', { query: 'mutation { projectStar(input: { id: "1" }) { errors { message } } }' });
+    expect(write).toMatchObject({ isError: true, content: [{ text: 'FORBIDDEN: Mutations run only where the operator enabled them (MCP_MUTATIONS).' }] });
+  });
+});
+
+describe('MCP settings', () => {
+  it('refuses MCP_EXPLORE with PERSISTED_DOCUMENTS_ONLY, and an origin with a path', () => {
+    expect(() => loadConfig({ MCP_EXPLORE: 'true', PERSISTED_DOCUMENTS_ONLY: 'true', PERSISTED_DOCUMENTS: './docs.json' }, [])).toThrow(
+      'MCP_EXPLORE runs operations sent as text, which PERSISTED_DOCUMENTS_ONLY refuses: use one or the other',
+    );
+    expect(() => loadConfig({ MCP_ALLOWED_ORIGINS: 'https://app.example.com/path' }, [])).toThrow(/MCP_ALLOWED_ORIGINS takes origins like/);
+    expect(loadConfig({ MCP_ALLOWED_ORIGINS: 'https://a.example, http://localhost:3000' }, []).mcpAllowedOrigins).toEqual([
+      'https://a.example',
+      'http://localhost:3000',
+    ]);
   });
 });
