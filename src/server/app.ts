@@ -332,9 +332,21 @@ export function buildApp(options: AppOptions): App {
       handleMcp(req, res, {
         tools: mcpTools,
         explore: config.mcpExplore ? { schema, mutations: config.mcpMutations } : null,
+        live: !config.persistedDocumentsOnly,
         allowedOrigins: config.mcpAllowedOrigins,
         maxBodyBytes: config.maxBodyBytes,
         version: GATEWAY_VERSION,
+        subscribe: async (operation, headers, signal) =>
+          await yoga.fetch(
+            `http://gateway${yoga.graphqlEndpoint}`,
+            {
+              method: 'POST',
+              headers: { ...headers, 'content-type': 'application/json', accept: 'text/event-stream' },
+              body: JSON.stringify(operation),
+              signal,
+            },
+            { scope },
+          ),
         execute: async (operation, headers) => {
           // Through the GraphQL endpoint in this process, as the same request: its limits, costs, metrics and request id.
           const response = await yoga.fetch(

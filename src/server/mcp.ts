@@ -18,6 +18,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { type DocumentNode, Kind, type GraphQLSchema, type OperationDefinitionNode, parse, printType, validate } from 'graphql';
+import { WATCH_JOB_TOOL, watchJob } from './mcp-live.js';
 import type { McpTool } from './mcp-tools.js';
 
 export const MCP_PATH = '/mcp';
@@ -51,6 +52,10 @@ export interface McpOptions {
     operation: { query?: string; documentId?: string; operationName?: string; variables: Record<string, unknown> },
     headers: Record<string, string>,
   ) => Promise<GraphqlAnswer>;
+  /** Offers watch_job, which runs its own operations as text: not where only trusted documents run. */
+  live: boolean;
+  /** Opens a GraphQL subscription over SSE with these headers (watch_job). */
+  subscribe: (operation: { query: string; variables: Record<string, unknown> }, headers: Record<string, string>, signal: AbortSignal) => Promise<Response>;
   /** The exploration tools (MCP_EXPLORE), over this schema; `mutations` lets run_query run one (MCP_MUTATIONS). */
   explore: { schema: GraphQLSchema; mutations: boolean } | null;
   /** Origins allowed besides the gateway's own (MCP_ALLOWED_ORIGINS). */
@@ -275,10 +280,26 @@ async function serve(req: IncomingMessage, res: ServerResponse, options: McpOpti
         inputSchema: tool.inputSchema as { type: 'object' },
         annotations: { readOnlyHint: !tool.mutation, destructiveHint: tool.destructive, idempotentHint: !tool.mutation, openWorldHint: true },
       })),
+      ...(options.live ? [WATCH_JOB_TOOL] : []),
       ...(explore ? exploreTools(explore.mutations) : []),
     ],
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    if (options.live && request.params.name === WATCH_JOB_TOOL.name) {
+      const token = request.params._meta?.progressToken;
+      let step = 0;
+      const progress = {
+        report: async (message: string) => {
+          if (token !== undefined)
+            await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: ++step, message } });
+        },
+      };
+      const runner = {
+        subscribe: (operation: { query: string; variables: Record<string, unknown> }, signal: AbortSignal) => options.subscribe(operation, headers, signal),
+        query: async (operation: { query: string; variables: Record<string, unknown> }) => (await options.execute(operation, headers)).body,
+      };
+      return watchJob((request.params.arguments ?? {}) as Record<string, unknown>, runner, progress, extra.signal);
+    }
     if (explore && EXPLORE_NAMES.has(request.params.name)) {
       return runExplore(request.params.name, (request.params.arguments ?? {}) as Record<string, unknown>, explore, (operation) =>
         options.execute(operation, headers),
@@ -291,7 +312,10 @@ async function serve(req: IncomingMessage, res: ServerResponse, options: McpOpti
     const named = tool.documentId === null ? { query: tool.document } : { documentId: tool.documentId };
     return toolResult(await options.execute({ ...named, operationName: tool.operationName, variables }, headers));
   });
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  // JSON answers, but an event stream for watch_job, whose progress comes before its answer.
+  const call = body as { method?: unknown; params?: { name?: unknown } } | null;
+  const live = call?.method === 'tools/call' && call.params?.name === WATCH_JOB_TOOL.name;
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !live });
   res.on('close', () => {
     void transport.close();
     void server.close();

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { STEP_MS } from '../../src/sandbox/gitlab/server.js';
 import { loadConfig } from '../../src/config.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
@@ -29,7 +30,7 @@ describe('/mcp', () => {
   let t: TestApp;
   let demo: Client;
   beforeAll(async () => {
-    t = await createTestApp({ sandbox: { clock: 'manual' } });
+    t = await createTestApp({ sandbox: { clock: 'manual' }, env: { POLL_INTERVAL_MS: '20', POLL_MAX_INTERVAL_MS: '40' } });
     demo = await connect(t, { 'private-token': 'demo-token', 'x-hubzilla-authorization': DEMO_HUB });
   });
   afterAll(async () => {
@@ -39,7 +40,15 @@ describe('/mcp', () => {
 
   it('lists the read tools that ship, each read-only with an input schema; no mutation unless enabled', async () => {
     const { tools } = await demo.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(['my_projects', 'find_project', 'recent_pipelines', 'pipeline_jobs', 'job_log_tail', 'channel_stream']);
+    expect(tools.map((tool) => tool.name)).toEqual([
+      'my_projects',
+      'find_project',
+      'recent_pipelines',
+      'pipeline_jobs',
+      'job_log_tail',
+      'channel_stream',
+      'watch_job',
+    ]);
     for (const tool of tools) {
       expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
       expect(tool.description?.length).toBeGreaterThan(40);
@@ -87,6 +96,32 @@ describe('/mcp', () => {
     const stream = await call(demo, 'channel_stream', { first: 3 });
     expect(stream.structuredContent).toMatchObject({ channel: { nickname: 'demo', stream: { nodes: expect.any(Array) } } });
     expect((stream.structuredContent as { channel: { stream: { nodes: unknown[] } } }).channel.stream.nodes).toHaveLength(3);
+  });
+
+  it('stops waiting after maxSeconds and says so, with what it knows', async () => {
+    // Job 2005 stays created until the sandbox's clock moves on (the next test moves it).
+    const result = (await demo.callTool({ name: 'watch_job', arguments: { fullPath: 'demo/playground', jobId: '2005', maxSeconds: 1 } })) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ finished: false, waitedTooLong: true });
+  });
+
+  it('waits for a job with watch_job, each status as progress, then answers with its end and its log', async () => {
+    const progress: { progress: number; message?: string }[] = [];
+    const watching = demo.callTool({ name: 'watch_job', arguments: { fullPath: 'platform/core', jobId: '1013', tailLines: 3 } }, undefined, {
+      onprogress: (p) => progress.push(p),
+    });
+    // The job runs until the sandbox's clock moves on; the subscription's first event is its state now.
+    await vi.waitFor(() => expect(progress.map((p) => p.message)).toEqual(['rspec: RUNNING']), { timeout: 10_000 });
+    t.sandbox.advance(STEP_MS);
+    const result = (await watching) as CallToolResult;
+    expect(progress.map((p) => p.message)).toEqual(['rspec: RUNNING', 'rspec: SUCCESS']);
+    expect(result.structuredContent).toMatchObject({
+      job: { restId: 1013, status: 'SUCCESS', trace: expect.any(String) },
+      finished: true,
+      waitedTooLong: false,
+    });
+    // Nothing left watching once it answered.
+    await vi.waitFor(() => expect(t.app.hub.stats()).toMatchObject({ pollers: 0, streams: 0 }), { timeout: 5_000 });
   });
 
   it('refuses arguments as GraphQL does, as a tool error with the code and what to do', async () => {
