@@ -19,6 +19,7 @@ export interface GraphiqlTab {
 }
 
 const GITLAB_TAB = `# GitLab: projects with their newest jobs, in one request.
+# Agents: this graph as MCP tools at /mcp (docs/mcp.md).
 query ProjectsWithJobs {
   projects(first: 5, orderBy: NAME, sort: ASC) {
     totalCount

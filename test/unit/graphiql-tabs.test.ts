@@ -14,5 +14,7 @@ describe('the GraphiQL tabs', () => {
       for (const line of tab.query.split('\n').filter((l) => l.startsWith('#'))) expect(line.length, line).toBeLessThanOrEqual(60);
       expect(() => parse(tab.query)).not.toThrow();
     }
+    // The first tab points agents' builders at the MCP endpoint and its docs.
+    expect(tabs[0]?.query).toContain('MCP tools at /mcp (docs/mcp.md)');
   });
 });
