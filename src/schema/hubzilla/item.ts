@@ -12,17 +12,7 @@
 import { InputError } from '../../errors.js';
 import { threadsOf, type NetworkStreamFilters } from '../../upstreams/hubzilla/client.js';
 import type { ItemRecord } from '../../upstreams/hubzilla/records.js';
-import {
-  ACTIVITY_TYPES,
-  OBJECT_KINDS,
-  activityType,
-  bodyImages,
-  bodyText,
-  objectKind,
-  type ActivityType,
-  type BodyImage,
-  type ObjectKind,
-} from '../../upstreams/hubzilla/vocabulary.js';
+import { activityType, bodyImages, bodyText, objectKind, type ActivityType, type BodyImage, type ObjectKind } from '../../upstreams/hubzilla/vocabulary.js';
 import { builder } from '../builder.js';
 import { UPSTREAM_CALL } from '../cost.js';
 import type { Context } from '../context.js';
@@ -60,13 +50,17 @@ const ACTIVITY_DESCRIPTIONS: Record<ActivityType, string> = {
   OTHER: 'A verb this schema does not map: `verb` holds it.',
 };
 
-const ChannelItemActivityType = builder.enumType('ChannelItemActivityType', {
-  description: "What an item's activity means, the same whichever vocabulary the hub wrote it in (Hubzilla 8's URIs, Hubzilla 10's ActivityStreams names).",
-  values: Object.fromEntries(ACTIVITY_TYPES.map((v) => [v, { value: v, description: ACTIVITY_DESCRIPTIONS[v] }])) as Record<
-    ActivityType,
-    { value: ActivityType; description: string }
-  >,
-});
+/** An enum whose values are their own names, each with its description. */
+function describedEnum<V extends string>(name: string, description: string, descriptions: Readonly<Record<V, string>>) {
+  const values = Object.fromEntries(Object.entries<string>(descriptions).map(([value, about]) => [value, { value, description: about }]));
+  return builder.enumType(name, { description, values: values as Record<V, { value: V; description: string }> });
+}
+
+const ChannelItemActivityType = describedEnum(
+  'ChannelItemActivityType',
+  "What an item's activity means, the same whichever vocabulary the hub wrote it in (Hubzilla 8's URIs, Hubzilla 10's ActivityStreams names).",
+  ACTIVITY_DESCRIPTIONS,
+);
 
 const OBJECT_DESCRIPTIONS: Record<ObjectKind, string> = {
   NOTE: 'A text note: a post or a comment (`…/note` and `…/comment` on Hubzilla 8, `Note` for both on 10; `isComment` tells them apart).',
@@ -78,13 +72,11 @@ const OBJECT_DESCRIPTIONS: Record<ObjectKind, string> = {
   OTHER: 'An object type this schema does not map: `objectType` holds it.',
 };
 
-const ChannelItemObjectKind = builder.enumType('ChannelItemObjectKind', {
-  description: 'What kind of object an item is, the same whichever vocabulary the hub wrote it in.',
-  values: Object.fromEntries(OBJECT_KINDS.map((v) => [v, { value: v, description: OBJECT_DESCRIPTIONS[v] }])) as Record<
-    ObjectKind,
-    { value: ObjectKind; description: string }
-  >,
-});
+const ChannelItemObjectKind = describedEnum(
+  'ChannelItemObjectKind',
+  'What kind of object an item is, the same whichever vocabulary the hub wrote it in.',
+  OBJECT_DESCRIPTIONS,
+);
 
 const ChannelItemImage = builder.objectRef<BodyImage>('ChannelItemImage').implement({
   description: 'An image the body links (`[zmg]`/`[img]`), such as the one Hubzilla adds for an uploaded photo.',
