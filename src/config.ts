@@ -120,7 +120,7 @@ export interface Config {
   readonly mcpMutations: boolean;
   /** Offer the exploration tools at /mcp: the schema by type, validate an operation, run one (MCP_EXPLORE). Default false. */
   readonly mcpExplore: boolean;
-  /** Browser origins besides the gateway's own that may use /mcp (MCP_ALLOWED_ORIGINS, comma-separated). Default none. */
+  /** Browser origins besides loopback ones and PUBLIC_URL's that may use /mcp (MCP_ALLOWED_ORIGINS, comma-separated). Default none. */
   readonly mcpAllowedOrigins: readonly string[];
   /** Refuse any operation that is not one of PERSISTED_DOCUMENTS (PERSISTED_DOCUMENTS_ONLY). Default false. */
   readonly persistedDocumentsOnly: boolean;
@@ -527,7 +527,7 @@ const OPTIONS = [
     key: 'mcpAllowedOrigins',
     env: 'MCP_ALLOWED_ORIGINS',
     flag: '--mcp-allowed-origins',
-    help: "browser origins besides the gateway's own that may use /mcp, comma-separated (default none)",
+    help: "browser origins besides loopback ones and PUBLIC_URL's that may use /mcp, comma-separated (default none)",
     parse: origins,
   },
   {

@@ -333,7 +333,7 @@ export function buildApp(options: AppOptions): App {
         tools: mcpTools,
         explore: config.mcpExplore ? { schema, mutations: config.mcpMutations } : null,
         live: !config.persistedDocumentsOnly,
-        allowedOrigins: config.mcpAllowedOrigins,
+        allowedOrigins: config.publicUrl ? [...config.mcpAllowedOrigins, config.publicUrl.origin] : config.mcpAllowedOrigins,
         maxBodyBytes: config.maxBodyBytes,
         version: GATEWAY_VERSION,
         subscribe: async (operation, headers, signal) =>

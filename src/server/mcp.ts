@@ -9,8 +9,8 @@
  * (Private-Token, Authorization: Bearer, Sudo, Job-Token,
  * X-Hubzilla-Authorization): the same limits, costs, request ids, metrics and
  * traces as any GraphQL request, nothing stored, and a credential never in a
- * result. An `Origin` header (a browser) must be this gateway's own or one of
- * MCP_ALLOWED_ORIGINS, against DNS rebinding.
+ * result. An `Origin` header (a browser) must be a loopback one, PUBLIC_URL's
+ * or one of MCP_ALLOWED_ORIGINS, against DNS rebinding.
  */
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -58,7 +58,7 @@ export interface McpOptions {
   subscribe: (operation: { query: string; variables: Record<string, unknown> }, headers: Record<string, string>, signal: AbortSignal) => Promise<Response>;
   /** The exploration tools (MCP_EXPLORE), over this schema; `mutations` lets run_query run one (MCP_MUTATIONS). */
   explore: { schema: GraphQLSchema; mutations: boolean } | null;
-  /** Origins allowed besides the gateway's own (MCP_ALLOWED_ORIGINS). */
+  /** Browser origins allowed besides the loopback ones (MCP_ALLOWED_ORIGINS, PUBLIC_URL's). */
   allowedOrigins: readonly string[];
   /** Largest JSON-RPC body read (MAX_BODY_BYTES). */
   maxBodyBytes: number;
@@ -71,11 +71,17 @@ function send(res: ServerResponse, status: number, message: string, headers: Rec
   res.end(body);
 }
 
-/** True for a browser page of this gateway itself, or one the operator allowed: another site's page may not drive an agent's credentials. */
-function originAllowed(origin: string, host: string | undefined, allowed: readonly string[]): boolean {
+/**
+ * True for a browser page the operator let in (MCP_ALLOWED_ORIGINS, the
+ * origin of PUBLIC_URL) or one on this machine's loopback names. Never the
+ * Host header's word: under DNS rebinding, evil.example resolves to this
+ * machine and its page sends Host and Origin both as evil.example.
+ */
+function originAllowed(origin: string, allowed: readonly string[]): boolean {
   if (allowed.includes(origin)) return true;
   try {
-    return host !== undefined && new URL(origin).host === host;
+    const { hostname } = new URL(origin);
+    return hostname === 'localhost' || hostname === '127.0.0.1' || hostname === '[::1]';
   } catch {
     return false;
   }
@@ -235,7 +241,7 @@ async function runExplore(
 export function handleMcp(req: IncomingMessage, res: ServerResponse, options: McpOptions): boolean {
   if ((req.url ?? '/').split('?', 1)[0] !== MCP_PATH) return false;
   const origin = req.headers.origin;
-  if (origin !== undefined && !originAllowed(origin, req.headers.host, options.allowedOrigins)) {
+  if (origin !== undefined && !originAllowed(origin, options.allowedOrigins)) {
     req.resume();
     send(res, 403, `Origin ${origin.slice(0, 100)} may not use this MCP endpoint (MCP_ALLOWED_ORIGINS).`);
     return true;

@@ -6,6 +6,7 @@
  * tool absent until enabled, a foreign Origin refused.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -169,6 +170,37 @@ describe('/mcp', () => {
     });
     expect(foreign.status).toBe(403);
     expect(await foreign.json()).toMatchObject({ error: { message: 'Origin https://evil.example may not use this MCP endpoint (MCP_ALLOWED_ORIGINS).' } });
+    // DNS rebinding: evil.example resolves to this machine, so its page sends Host and Origin alike: still refused.
+    const rebound = await new Promise<number>((resolve, reject) => {
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+      const req = httpRequest(
+        new URL('/mcp', t.url),
+        {
+          method: 'POST',
+          headers: {
+            host: 'evil.example:4000',
+            origin: 'http://evil.example:4000',
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+    expect(rebound).toBe(403);
+    // A page on this machine's loopback names may (the GraphiQL page at localhost, a local agent UI).
+    const local = await fetch(new URL('/mcp', t.url), {
+      method: 'POST',
+      headers: { origin: 'http://localhost:5173', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
+    expect(local.status).toBe(200);
+    await local.arrayBuffer();
     const get = await fetch(new URL('/mcp', t.url), { headers: { accept: 'text/event-stream' } });
     expect(get.status).toBe(405);
     expect(get.headers.get('allow')).toBe('POST');
