@@ -1,11 +1,11 @@
 /**
  * `watch_job`: a tool that waits for a CI job to finish instead of an agent
- * polling for it. It reads the gateway's own `jobStatusUpdated`
- * subscription (the shared pollers and webhooks, over SSE in this process),
- * reports each status as an MCP progress notification, and a heartbeat
- * every 15 s, so that a client's request timeout does not fire while the
- * job runs; it answers with the final status and the log's last lines, or
- * what it knows when `maxSeconds` ran out.
+ * polling for it. It reads the gateway's own `jobStatusUpdated` and
+ * `jobLogAppended` subscriptions (the shared pollers and webhooks, over SSE
+ * in this process), reports each status and the log's newest line as MCP
+ * progress notifications, and a heartbeat every 15 s, so that a client's
+ * request timeout does not fire while the job runs; it answers with the final
+ * status and the log's last lines, or what it knows when `maxSeconds` ran out.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
@@ -47,6 +47,10 @@ export interface Progress {
   report(message: string): Promise<void>;
 }
 
+const LOG = `subscription ($projectId: ID!, $jobId: ID!) { jobLogAppended(projectId: $projectId, jobId: $jobId, tailLines: 1) { text } }`;
+/** Longest log line a progress message carries. */
+const MAX_LINE_CHARS = 200;
+
 const WATCH = `subscription ($projectId: ID!, $jobId: ID!) { jobStatusUpdated(projectId: $projectId, jobId: $jobId) { name status } }`;
 const FINAL = `query ($fullPath: String!, $jobId: ID!, $lines: Int!) {
   project(fullPath: $fullPath) { job(id: $jobId) { restId name status failureReason finishedAt webUrl trace(tailLines: $lines) } }
@@ -72,6 +76,25 @@ async function* events(body: ReadableStream<Uint8Array>): AsyncGenerator<unknown
   }
 }
 
+/** Reports the last line of each new piece of the job's log, until `signal` ends the wait; a failure only ends this. */
+async function followLog(runner: LiveRunner, variables: Record<string, unknown>, signal: AbortSignal, progress: Progress): Promise<void> {
+  try {
+    const response = await runner.subscribe({ query: LOG, variables }, signal);
+    if (!response.body) return;
+    for await (const event of events(response.body)) {
+      const text = (event as { data?: { jobLogAppended?: { text?: string } } }).data?.jobLogAppended?.text ?? '';
+      const line = text
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => l !== '')
+        .at(-1);
+      if (line !== undefined) await progress.report(`log: ${line.slice(0, MAX_LINE_CHARS)}`);
+    }
+  } catch {
+    // The wait ended (or the log cannot be read): the status decides the answer.
+  }
+}
+
 export async function watchJob(args: Record<string, unknown>, runner: LiveRunner, progress: Progress, cancelled: AbortSignal): Promise<CallToolResult> {
   const fullPath = args.fullPath;
   const jobId = args.jobId;
@@ -87,6 +110,8 @@ export async function watchJob(args: Record<string, unknown>, runner: LiveRunner
   const heartbeat = setInterval(() => void progress.report('still waiting').catch(() => undefined), HEARTBEAT_MS);
   let settled = false;
   let failure: string | null = null;
+  // The log's newest line as progress, while the status is awaited; it ends with the wait.
+  const logs = followLog(runner, { projectId: fullPath, jobId: String(jobId) }, abort.signal, progress);
   try {
     const response = await runner.subscribe({ query: WATCH, variables: { projectId: fullPath, jobId: String(jobId) } }, abort.signal);
     if (response.body) {
@@ -115,6 +140,7 @@ export async function watchJob(args: Record<string, unknown>, runner: LiveRunner
     clearInterval(heartbeat);
     cancelled.removeEventListener('abort', stop);
     abort.abort();
+    await logs;
   }
   if (failure !== null) return { isError: true, content: [{ type: 'text', text: failure }] };
   const final = await runner.query({ query: FINAL, variables: { fullPath, jobId: String(jobId), lines: tailLines } });

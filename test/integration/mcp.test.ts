@@ -112,10 +112,17 @@ describe('/mcp', () => {
       onprogress: (p) => progress.push(p),
     });
     // The job runs until the sandbox's clock moves on; the subscription's first event is its state now.
-    await vi.waitFor(() => expect(progress.map((p) => p.message)).toEqual(['rspec: RUNNING']), { timeout: 10_000 });
+    const statuses = () => progress.map((p) => p.message).filter((m) => m?.startsWith('rspec: '));
+    await vi.waitFor(() => expect(statuses()).toEqual(['rspec: RUNNING']), { timeout: 10_000 });
     t.sandbox.advance(STEP_MS);
     const result = (await watching) as CallToolResult;
-    expect(progress.map((p) => p.message)).toEqual(['rspec: RUNNING', 'rspec: SUCCESS']);
+    expect(statuses()).toEqual(['rspec: RUNNING', 'rspec: SUCCESS']);
+    // The log's newest line comes as progress too, within its cap.
+    const lines = progress.map((p) => p.message ?? '').filter((m) => m.startsWith('log: '));
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.every((m) => m.length <= 205)).toBe(true);
+    // Progress counts up, as the protocol asks.
+    expect(progress.map((p) => p.progress)).toEqual(progress.map((_, i) => i + 1));
     expect(result.structuredContent).toMatchObject({
       job: { restId: 1013, status: 'SUCCESS', trace: expect.any(String) },
       finished: true,
