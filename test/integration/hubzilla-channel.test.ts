@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { COLON_ACCOUNT, OAUTH_CLIENT, seedFacts } from '../../src/sandbox/hubzilla/seed.js';
-import { createTestApp, type GraphQLResponse, type TestApp } from '../helpers/app.js';
+import { createTestApp, hubzillaVersion, type GraphQLResponse, type TestApp } from '../helpers/app.js';
 
 const facts = seedFacts();
 
@@ -468,7 +468,8 @@ async function expectExactWalks(ask: AskPage, whole: readonly string[], size: nu
   expect([...backward].sort(), `page size ${size}: the backward walk differs from one read`).toEqual([...whole].sort());
 }
 
-describe('paging on a hub with one-second ties', () => {
+// Paging reads only the order and ties the two releases share: walked once, on the 8.8 sandbox (vitest.config.ts runs this file for both).
+describe.skipIf(hubzillaVersion() === '10')('paging on a hub with one-second ties', () => {
   let own: TestApp;
   beforeAll(async () => {
     // 40 files in eight seconds, five to a second, like an upload of a folder.
@@ -513,12 +514,13 @@ describe('paging on a hub with one-second ties', () => {
   // The filters that made a real 8.8.7 hub repeat and lose up to 8 of a dozen threads posted in one second:
   // the sandbox orders each tie differently for each page, as the hub's SQL does.
   it.each(['wall: true, ', 'order: CREATED, ', 'minCloseness: 30, ', 'wall: true, order: CREATED, '])(
-    'networkStream(%s…) returns every thread exactly once over full walks both ways, for every page size from 1 to 7',
+    'networkStream(%s…) returns every thread exactly once over full walks both ways, at page sizes 1, 3, 5 and 7',
     async (filters) => {
       const ask = asker('networkStream', 'messageId', filters);
       const whole = (await ask({ first: 100 })).ids;
       expect(whole.length).toBeGreaterThanOrEqual(filters.startsWith('minCloseness') ? 10 : 40);
-      for (let size = 1; size <= 7; size++) await expectExactWalks(ask, whole, size);
+      // Sizes that split the ties of eight (and the burst of twelve) differently; the unfiltered walk above takes every size from 1 to 7.
+      for (const size of [1, 3, 5, 7]) await expectExactWalks(ask, whole, size);
     },
     60_000,
   );
