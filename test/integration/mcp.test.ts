@@ -169,6 +169,21 @@ describe('/mcp', () => {
     }
   });
 
+  it('answers a failing upstream as a tool error with its code, and a body that is not JSON with 400', async () => {
+    t.sandbox.addFault({ path: /\/projects\/platform%2Fcore$/, status: 500, body: '{"message":"500 Internal Server Error: secret stack"}', times: 1 });
+    const failed = await call(demo, 'find_project', { fullPath: 'platform/core' });
+    expect(failed.isError).toBe(true);
+    expect((failed.content[0] as { text: string }).text).toMatch(/^UPSTREAM_ERROR: /);
+    expect(JSON.stringify(failed)).not.toContain('secret stack');
+    const broken = await fetch(new URL('/mcp', t.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{"jsonrpc":',
+    });
+    expect(broken.status).toBe(400);
+    expect(await broken.json()).toMatchObject({ jsonrpc: '2.0', error: { message: 'The body is not JSON.' } });
+  });
+
   it('refuses a browser page of another origin, and is stateless (POST only)', async () => {
     const foreign = await fetch(new URL('/mcp', t.url), {
       method: 'POST',
