@@ -8,6 +8,7 @@
  * status and the log's last lines, or what it knows when `maxSeconds` ran out.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type EventSourceMessage, EventSourceParserStream } from 'eventsource-parser/stream';
 
 /** Statuses after which a job changes no more (or waits for a person). */
 const SETTLED = new Set(['SUCCESS', 'FAILED', 'CANCELED', 'SKIPPED', 'MANUAL']);
@@ -56,23 +57,13 @@ const FINAL = `query ($fullPath: String!, $jobId: ID!, $lines: Int!) {
   project(fullPath: $fullPath) { job(id: $jobId) { restId name status failureReason finishedAt webUrl trace(tailLines: $lines) } }
 }`;
 
-/** The events of an SSE body: the JSON of each `data:` line of a `next` event. */
+/** The JSON of each `next` event of an SSE body (GraphQL over SSE), until `complete`. */
 async function* events(body: ReadableStream<Uint8Array>): AsyncGenerator<unknown> {
-  const decoder = new TextDecoder();
-  let buffer = '';
-  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-    buffer += decoder.decode(chunk, { stream: true });
-    for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      if (/^event: complete/m.test(block)) return;
-      const data = block
-        .split('\n')
-        .filter((line) => line.startsWith('data:'))
-        .map((line) => line.slice(5).trim())
-        .join('\n');
-      if (data) yield JSON.parse(data) as unknown;
-    }
+  const text = body.pipeThrough(new TextDecoderStream() as unknown as TransformStream<Uint8Array, string>);
+  const stream = text.pipeThrough(new EventSourceParserStream());
+  for await (const event of stream as unknown as AsyncIterable<EventSourceMessage>) {
+    if (event.event === 'complete') return;
+    if (event.data) yield JSON.parse(event.data) as unknown;
   }
 }
 

@@ -125,6 +125,24 @@ describe.each(['8.8', '10'] as const)('writes a caller can retry, on Hubzilla %s
     expect(t.hubzillaCalls().map((c) => c.path.replace('/api/z/1.0/', ''))).toEqual(['item/update', 'item/update', 'verify', 'item/full', 'channel/stream']);
   });
 
+  it('says so when the hub refuses a repeated messageId and its item cannot be read', async () => {
+    const input = { body: 'posted once, hidden after', messageId: `retry-${version}-hidden` };
+    expect((await hz(t, POST, { input })).data.channelItemPost.errors).toEqual([]);
+    // The stored item is out of this login's reach now (item/full answers nothing).
+    t.hubzilla.addFault({ path: /item\/full/, status: 200, body: '[]', headers: { 'content-type': 'application/json' } });
+    const again = await hz(t, POST, { input });
+    expect(again.data.channelItemPost).toEqual({
+      item: null,
+      errors: [
+        {
+          message: expect.stringMatching(/^Hubzilla stored nothing: system error\. An item with this messageId may exist/),
+          field: ['input', 'messageId'],
+          code: 'TAKEN',
+        },
+      ],
+    });
+  });
+
   it('finds a repeated comment in its parent thread', async () => {
     const top = await hz(t, POST, { input: { body: 'a thread to comment on' } });
     const parentRestId = top.data.channelItemPost.item.restId;

@@ -99,6 +99,12 @@ describe('/mcp', () => {
     expect((stream.structuredContent as { channel: { stream: { nodes: unknown[] } } }).channel.stream.nodes).toHaveLength(3);
   });
 
+  it('answers watch_job for a job the caller cannot see as a tool error with the code, at once', async () => {
+    const result = (await demo.callTool({ name: 'watch_job', arguments: { fullPath: 'platform/core', jobId: '999999', maxSeconds: 60 } })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect((result.content[0] as { text: string }).text).toMatch(/^NOT_FOUND: /);
+  });
+
   it('stops waiting after maxSeconds and says so, with what it knows', async () => {
     // Job 2005 stays created until the sandbox's clock moves on (the next test moves it).
     const result = (await demo.callTool({ name: 'watch_job', arguments: { fullPath: 'demo/playground', jobId: '2005', maxSeconds: 1 } })) as CallToolResult;
@@ -234,7 +240,7 @@ describe('/mcp with MCP_MUTATIONS and MAX_COST', () => {
   let t: TestApp;
   let client: Client;
   beforeAll(async () => {
-    t = await createTestApp({ env: { MCP_MUTATIONS: 'true', MAX_COST: '20' } });
+    t = await createTestApp({ env: { MCP_MUTATIONS: 'true', MAX_COST: '20', MAX_BODY_BYTES: '4096' } });
     client = await connect(t, { 'private-token': 'demo-token', 'x-hubzilla-authorization': DEMO_HUB });
   });
   afterAll(async () => {
@@ -248,6 +254,19 @@ describe('/mcp with MCP_MUTATIONS and MAX_COST', () => {
     const posted = await call(client, 'post_to_channel', { body: 'Pipeline 101 failed: the build job ran out of memory.', messageId: 'mcp-summary-1' });
     expect(posted.structuredContent).toMatchObject({ channelItemPost: { item: { messageId: 'https://hub.duograph.test/item/mcp-summary-1' }, errors: [] } });
     expect(t.hubzillaCalls({ path: 'item/update' })[0]?.headers.authorization).toBe(DEMO_HUB);
+  });
+
+  it('answers a message above MAX_BODY_BYTES with 413, before reading on', async () => {
+    t.resetHubzillaCalls();
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'post_to_channel', arguments: { body: 'x '.repeat(5_000) } } });
+    const res = await fetch(new URL('/mcp', t.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body,
+    });
+    expect(res.status).toBe(413);
+    expect(await res.json()).toMatchObject({ error: { message: 'The message is larger than 4096 bytes.' } });
+    expect(t.hubzillaCalls()).toHaveLength(0);
   });
 
   it('applies the cost limit: a tool over it is a tool error saying what to narrow', async () => {

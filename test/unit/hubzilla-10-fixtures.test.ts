@@ -6,10 +6,10 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { HubzillaClient, ItemUpdateRefused } from '../../src/upstreams/hubzilla/client.js';
+import { type HubzillaClient, ItemUpdateRefused } from '../../src/upstreams/hubzilla/client.js';
 import { stripSecrets } from '../../src/upstreams/hubzilla/normalise.js';
 import { activityType, bodyImages, bodyText, objectKind } from '../../src/upstreams/hubzilla/vocabulary.js';
-import type { HttpClient, TextResponse } from '../../src/upstreams/http.js';
+import { cannedHubzillaClient } from '../helpers/hubzilla-client.js';
 
 const DIR = new URL('../fixtures/hubzilla-10/', import.meta.url);
 
@@ -24,16 +24,7 @@ const load = (name: string): Fixture => JSON.parse(readFileSync(new URL(name, DI
 /** A client whose one upstream answer is the fixture. */
 function clientFor(name: string): HubzillaClient {
   const fixture = load(name);
-  const http = {
-    baseUrl: new URL('https://hub.example.org/api/z/1.0'),
-    text: async (): Promise<TextResponse> => ({
-      status: fixture.status,
-      headers: {},
-      text: JSON.stringify(fixture.body),
-      info: { name: 'hubzilla', status: fixture.status, method: 'GET', path: '/api/z/1.0/x' },
-    }),
-  } as unknown as HttpClient;
-  return new HubzillaClient(http, { authorization: 'Basic dGVzdGVyOnRlc3Q=' });
+  return cannedHubzillaClient(fixture.status, JSON.stringify(fixture.body));
 }
 
 const CHECKS: Record<string, () => Promise<void>> = {

@@ -6,10 +6,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { UpstreamError } from '../../src/errors.js';
-import { EMPTY, HubzillaClient, ItemUpdateRefused, parseAnswer } from '../../src/upstreams/hubzilla/client.js';
+import { EMPTY, type HubzillaClient, ItemUpdateRefused, parseAnswer } from '../../src/upstreams/hubzilla/client.js';
 import { stripSecrets } from '../../src/upstreams/hubzilla/normalise.js';
 import { PERMISSIONS } from '../../src/upstreams/hubzilla/permissions.js';
-import type { HttpClient, TextResponse } from '../../src/upstreams/http.js';
+import { cannedHubzillaClient } from '../helpers/hubzilla-client.js';
 
 const DIR = new URL('../fixtures/hubzilla-captures/', import.meta.url);
 
@@ -31,16 +31,7 @@ function load(name: string): Capture {
 /** A client whose one upstream answer is the capture. */
 function clientFor(name: string, channel: string | null = null): HubzillaClient {
   const capture = load(name);
-  const http = {
-    baseUrl: new URL('http://hub.test/api/z/1.0'),
-    text: async (): Promise<TextResponse> => ({
-      status: capture.status,
-      headers: {},
-      text: capture.text,
-      info: { name: 'hubzilla', status: capture.status, method: 'GET', path: '/api/z/1.0/x' },
-    }),
-  } as unknown as HttpClient;
-  return new HubzillaClient(http, { authorization: 'Basic dGVzdGVyOlRlc3QtUGFzcy0xMjM=' }, undefined, channel);
+  return cannedHubzillaClient(capture.status, capture.text, channel);
 }
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {

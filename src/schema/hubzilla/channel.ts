@@ -70,11 +70,20 @@ export const ExportSection = builder.enumType('ExportSection', {
 /** A channel of the caller's account by nickname, matched without regard to case as the hub does; null when the account has none. */
 async function accountChannel(ctx: Context, nickname: string): Promise<ChannelModel | null> {
   // Not a nickname at all: the caller's mistake, before any call.
-  const asked = checkNickname(nickname).toLowerCase();
-  // The hub answers calls for another account's channel with empty 200s: check membership once.
+  const found = await accountNickname(ctx, checkNickname(nickname));
+  return found === null ? null : { nickname: found };
+}
+
+/**
+ * A nickname as the caller's account spells it (the hub matches without regard
+ * to case); null when the account has no such channel. The hub answers calls
+ * for another account's channel with empty 200s: membership is checked once,
+ * with channel/list.
+ */
+export async function accountNickname(ctx: Context, nickname: string): Promise<string | null> {
+  const asked = nickname.toLowerCase();
   const channels = await ctx.hubzilla.loaders.channelList();
-  const found = channels.find((channel) => channel.toLowerCase() === asked);
-  return found === undefined ? null : { nickname: found };
+  return channels.find((channel) => channel.toLowerCase() === asked) ?? null;
 }
 
 builder.node(Channel, {

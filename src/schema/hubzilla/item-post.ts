@@ -12,13 +12,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { UpstreamError } from '../../errors.js';
-import { ItemUpdateRefused, type ItemUpdateParams } from '../../upstreams/hubzilla/client.js';
+import { isNickname, ItemUpdateRefused, type ItemUpdateParams } from '../../upstreams/hubzilla/client.js';
 import type { ChannelLoaders } from '../../upstreams/hubzilla/loaders.js';
 import type { ItemRecord } from '../../upstreams/hubzilla/records.js';
 import { builder } from '../builder.js';
 import type { Context } from '../context.js';
 import { UserError, inputError, type UserErrorShape } from '../user-error.js';
-import { channelLoaders } from './channel.js';
+import { accountNickname, channelLoaders } from './channel.js';
 import { ChannelItem, hubDate, type ItemModel } from './item.js';
 
 interface PostPayloadShape {
@@ -153,7 +153,7 @@ const given = <T>(value: T | null | undefined): value is T => value !== null && 
 
 function checkInput(input: PostInput): UserErrorShape[] {
   const errors: UserErrorShape[] = [];
-  if (given(input.channel) && !NICKNAME.test(input.channel)) errors.push(inputError('channel', `"${input.channel.slice(0, 80)}" is not a channel nickname.`));
+  if (given(input.channel) && !isNickname(input.channel)) errors.push(inputError('channel', `"${input.channel.slice(0, 80)}" is not a channel nickname.`));
   if (input.body.trim() === '' && !input.media) errors.push(inputError('body', 'body must not be empty.', 'MISSING'));
   const parents = [input.parentRestId, input.parentMessageId].filter(given).length;
   if (parents > 1) errors.push(inputError('parentRestId', 'Give at most one of parentRestId or parentMessageId.'));
@@ -208,18 +208,15 @@ function longestRun(text: string): number {
   return longest;
 }
 
-/** A Hubzilla nickname (checkNickname's rule). */
-const NICKNAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-
-/**
- * The channel to post in, as the account names it (the hub matches without
- * regard to case), or a user error: a channel of another account would be
- * refused by the hub only after the write was sent (an empty answer).
- */
+/** The channel to post in as the account spells it, or a user error: a channel of another account would be refused only after the write. */
 async function postingChannel(nickname: string, ctx: Context): Promise<string | UserErrorShape> {
-  const channels = await ctx.hubzilla.loaders.channelList();
-  const found = channels.find((channel) => channel.toLowerCase() === nickname.toLowerCase());
-  return found ?? { message: `"${nickname.slice(0, 80)}" is not a channel of this login's account.`, field: ['input', 'channel'], code: 'FORBIDDEN' };
+  return (
+    (await accountNickname(ctx, nickname)) ?? {
+      message: `"${nickname.slice(0, 80)}" is not a channel of this login's account.`,
+      field: ['input', 'channel'],
+      code: 'FORBIDDEN',
+    }
+  );
 }
 
 /** A message id the hub keeps as it is (strip_tags() would change one with `<`; the uuid column holds 191 characters). */

@@ -84,8 +84,13 @@ export function checkXchanValue(key: XchanKey, value: string, field: string = ke
 }
 
 /** Channel nicknames as Hubzilla allows them (lower-case letters, digits, `-`, `_`, `.`). */
+/** True for what Hubzilla accepts as a channel nickname. */
+export function isNickname(nickname: string): boolean {
+  return /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(nickname);
+}
+
 export function checkNickname(nickname: string, field = 'nickname'): string {
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(nickname)) {
+  if (!isNickname(nickname)) {
     throw new InputError(`"${nickname.slice(0, 80)}" is not a channel nickname.`, [field]);
   }
   return nickname;
