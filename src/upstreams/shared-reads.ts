@@ -51,7 +51,8 @@ export class SharedReads<T> {
     const { signal } = options;
     if (signal?.aborted) return { promise: Promise.reject(options.cancelled()), joined: false };
     const existing = this.reads.get(key);
-    const joined = existing !== undefined && options.joinable(existing.started);
+    // A read its last waiter abandoned is being cancelled: a new caller starts its own.
+    const joined = existing !== undefined && !existing.controller.signal.aborted && options.joinable(existing.started);
     let read = existing;
     if (joined && existing) {
       for (const listener of existing.joinListeners) listener(options.joiner);
