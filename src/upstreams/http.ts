@@ -364,6 +364,9 @@ const TRANSPORT_MESSAGES: Readonly<Record<ErrorCode, string>> = {
   RATE_LIMITED: 'is not asked: the caller has spent its allowance',
 };
 
+/** Calls handed to the connection pool, by their info: a write that never got there cannot have been applied. */
+const sentCalls = new WeakSet<UpstreamInfo>();
+
 /** A response read whole, before its status is judged. */
 interface ReadResponse<T> {
   status: number;
@@ -529,13 +532,21 @@ export class HttpClient {
     if (!cache) return this.execute(request, path, headers, info, decode);
     if (request.method !== 'GET') {
       let answer: unknown = null;
+      let applied = false;
       try {
         const response = await this.execute(request, path, headers, info, decode);
+        // A 4xx is a refusal: nothing changed. A 5xx may come after the change was made.
+        applied = response.status < 400 || response.status >= 500;
         const content: unknown = response.content;
         if (content && typeof content === 'object' && 'value' in content) answer = content.value;
         return response;
+      } catch (error) {
+        // Only a write that went out and got no answer may have happened; one never sent (budget, breaker, no connection) did not.
+        applied = sentCalls.has(info) && error instanceof UpstreamError && (error.mayHaveBeenApplied === true || error.cancelled === true);
+        throw error;
       } finally {
-        cache.afterWrite(this.name, request.path, invalidationTags(this.name, request.path, answer));
+        // Only what the upstream accepted (or may have) drops answers: a refused write costs nobody their cache.
+        if (applied) cache.afterWrite(this.name, request.path, invalidationTags(this.name, request.path, answer));
       }
     }
     const answer = await cache.read(
@@ -918,6 +929,7 @@ export class HttpClient {
       headers['content-type'] = 'application/json';
     }
     this.calls++;
+    sentCalls.add(info);
     const started = performance.now();
     try {
       const response = await this.pool.request({ method: request.method, path: path + encodeQuery(request.query), headers, body, signal });
