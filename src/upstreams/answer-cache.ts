@@ -80,6 +80,8 @@ export interface AnswerCacheOptions {
   /** How long after a project's last webhook it still counts as webhook-fed (the subscription hub's quiet window). */
   webhookQuietMs: number;
   observer?: CacheObserver;
+  /** Drops remembered at most (MAX_DROPS by default); past it, what cannot be remembered counts as dropped. */
+  maxDrops?: number;
   /** The clock entries are aged by (ms since the epoch); tests move it. Default Date.now. */
   now?: () => number;
 }
@@ -105,14 +107,23 @@ export const CACHE_TOPIC = 'duograph:cache';
 const KEPT_HEADERS = ['content-type', 'etag', 'link', 'x-total', 'x-total-pages', 'x-page', 'x-per-page', 'x-next-page', 'x-prev-page'];
 /** How many maximum ages an entry with an ETag is kept for revalidation. */
 const REVALIDATE_FOR = 4;
-/** Drop times kept at most; older ones cannot matter once every entry they could drop has expired. */
+/**
+ * Drops remembered at most (a tag and two numbers each: about 5 MB at the
+ * bound). One older than the longest age an entry may serve cannot matter
+ * and is forgotten; a younger one forgotten for room raises the floor:
+ * everything read before it counts as dropped.
+ */
 const MAX_DROPS = 50_000;
+/** How far the clocks of two instances may disagree, for drops one sends the other. */
+const CLOCK_SKEW_MS = 1_000;
 
 export class AnswerCache {
   readonly store: CacheStore;
   private readonly reads: SharedReads<RawAnswer>;
   /** When each tag was last dropped: by the clock of the instance that dropped it, and by this instance's steps. */
   private readonly drops = new Map<string, { at: number; seq: number }>();
+  /** The newest drop forgotten while it could still matter: anything read before it counts as dropped. */
+  private floor = { at: Number.NEGATIVE_INFINITY, seq: 0 };
   /** This instance's steps: every read started and every drop applied takes the next, so their order is exact. */
   private seq = 0;
   /** Projects whose webhooks reach the gateway, by kind: until when. */
@@ -247,19 +258,23 @@ export class AnswerCache {
       this.fed.set(message.fed.projectId, marks);
     }
     if (message.unfed !== undefined) this.fed.delete(message.unfed);
-    if (this.drops.size > MAX_DROPS) this.prune(message.at);
+    if (this.drops.size > (this.options.maxDrops ?? MAX_DROPS)) this.prune();
   }
 
-  private prune(now: number): void {
-    const horizon = now - REVALIDATE_FOR * Math.max(this.options.maxAgeMs, this.options.webhookMaxAgeMs) - 1_000;
-    for (const [tag, { at }] of this.drops) {
-      if (at >= horizon && this.drops.size <= MAX_DROPS) break;
+  /** Forgets drops no fresh entry can predate, then, past the bound, the oldest of the rest into the floor. */
+  private prune(): void {
+    const horizon = this.now() - Math.max(this.options.maxAgeMs, this.options.webhookMaxAgeMs) - CLOCK_SKEW_MS;
+    const bound = this.options.maxDrops ?? MAX_DROPS;
+    for (const [tag, drop] of this.drops) {
+      if (drop.at >= horizon && this.drops.size <= bound) break;
       this.drops.delete(tag);
+      if (drop.at >= horizon) this.floor = { at: Math.max(this.floor.at, drop.at), seq: Math.max(this.floor.seq, drop.seq) };
     }
   }
 
   /** Whether a tag was dropped after this instance's step `started` (exact: steps are never equal). */
   private droppedAfter(tags: readonly string[], started: number): boolean {
+    if (started <= this.floor.seq) return true;
     for (const tag of tags) {
       const drop = this.drops.get(tag);
       if (drop !== undefined && drop.seq > started) return true;
@@ -274,6 +289,7 @@ export class AnswerCache {
    */
   private droppedSince(entry: CacheEntry): boolean {
     if (entry.origin === this.id) return this.droppedAfter(entry.tags, entry.seq);
+    if (entry.storedAt <= this.floor.at) return true;
     for (const tag of entry.tags) {
       const drop = this.drops.get(tag);
       if (drop !== undefined && drop.at >= entry.storedAt) return true;
