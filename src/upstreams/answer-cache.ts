@@ -14,9 +14,10 @@
  *   instance through the shared channel; a read in flight that began before a
  *   drop is neither joined nor stored.
  * - Job and pipeline answers live the webhook age only for a project whose
- *   webhooks reach the gateway: one it registered the receiver on, or one
- *   that delivered a job or pipeline event within the quiet window, and only
- *   when read after this instance began listening for drops.
+ *   webhooks reach the gateway: one that delivered a job or pipeline event
+ *   within the quiet window (registering the receiver is not enough: GitLab
+ *   may not be able to reach it), and only when read after this instance
+ *   began listening for drops.
  * - Where the upstream sent an ETag, a stale entry is revalidated with
  *   If-None-Match; a 304 renews it without a body.
  */
@@ -95,8 +96,8 @@ interface CacheMessage {
   /** What the drop is for, counted by every instance that applies it. */
   upstream?: string;
   cause?: 'webhook' | 'mutation';
-  /** A project whose webhooks now reach the gateway: until `until` (ms since the epoch; null: until unmarked). */
-  fed?: { projectId: number; kinds: WebhookKind[]; until: number | null };
+  /** A project whose webhooks now reach the gateway (one of its events arrived): until `until` (ms since the epoch). */
+  fed?: { projectId: number; kinds: WebhookKind[]; until: number };
   /** A project whose webhooks may no longer reach the gateway. */
   unfed?: number;
 }
@@ -114,6 +115,8 @@ const REVALIDATE_FOR = 4;
  * everything read before it counts as dropped.
  */
 const MAX_DROPS = 50_000;
+/** Projects remembered as webhook-fed at most (the least recently fed forgotten first, and then read with the plain age). */
+const MAX_FED = 10_000;
 /** How far the clocks of two instances may disagree, for drops one sends the other. */
 const CLOCK_SKEW_MS = 1_000;
 
@@ -230,11 +233,6 @@ export class AnswerCache {
     });
   }
 
-  /** The gateway pointed a project's job and pipeline webhooks at itself: both kinds count as webhook-fed until unmarked. */
-  receiverRegistered(projectId: number): void {
-    this.send({ from: this.id, at: this.now(), fed: { projectId, kinds: ['jobs', 'pipelines'], until: null } });
-  }
-
   async close(): Promise<void> {
     this.stopListening();
     await this.store.close();
@@ -254,8 +252,11 @@ export class AnswerCache {
     }
     if (message.fed) {
       const marks = this.fed.get(message.fed.projectId) ?? {};
-      for (const kind of message.fed.kinds) marks[kind] = message.fed.until ?? Number.POSITIVE_INFINITY;
+      for (const kind of message.fed.kinds) marks[kind] = message.fed.until;
+      // Re-inserted, so the oldest marks go first when the record is full: a project forgotten is only one read plainly.
+      this.fed.delete(message.fed.projectId);
       this.fed.set(message.fed.projectId, marks);
+      if (this.fed.size > MAX_FED) this.fed.delete(this.fed.keys().next().value as number);
     }
     if (message.unfed !== undefined) this.fed.delete(message.unfed);
     if (this.drops.size > (this.options.maxDrops ?? MAX_DROPS)) this.prune();

@@ -284,30 +284,40 @@ describe('the answer cache', () => {
     expect((await t.gql(read)).data).toEqual(after);
   });
 
-  it('keeps the jobs of a project whose webhooks reach the gateway for the webhook age, and drops them at its next event', async () => {
+  it('keeps the jobs of a project whose webhooks reach the gateway for the webhook age once one of its events arrived, and drops them at the next', async () => {
     const register = await t.gql('mutation { jobStatusWebhookRegister(input: { projectId: "demo/playground" }) { errors { message } } }');
     expect(register.data).toEqual({ jobStatusWebhookRegister: { errors: [] } });
     const playground = '{ project(id: "7") { jobs(first: 5) { nodes { restId status } } } }';
     const core = '{ project(id: "1") { jobs(first: 5) { nodes { restId status } } } }';
-    const running = await t.gql<{ project: { jobs: { nodes: { restId: number; status: string }[] } } }>(playground);
+    type Jobs = { project: { jobs: { nodes: { restId: number; status: string }[] } } };
+    const running = await t.gql<Jobs>(playground);
     expect(running.data?.project.jobs.nodes.find((j) => j.restId === 2003)?.status).toBe('RUNNING');
-    await t.gql(core);
     t.resetCalls();
+    clock += 30_000;
+    // Registering the receiver is not enough (GitLab may not reach it): past the plain age, the jobs are read again.
+    await t.gql(playground);
+    expect(gets(/\/projects\/7\/jobs$/)).toBe(1);
+    // The sandbox moves the job on and posts its webhook to the gateway (a change made directly in the sandbox): now they are fed.
+    t.sandbox.advance(STEP_MS);
+    await t.sandbox.flushDeliveries();
+    const failed = await t.gql<Jobs>(playground);
+    expect(failed.data?.project.jobs.nodes.find((j) => j.restId === 2003)?.status).toBe('FAILED');
+    expect(gets(/\/projects\/7\/jobs$/)).toBe(2);
+    await t.gql(core);
     clock += 30_000;
     await t.gql(playground);
     await t.gql(core);
     // Past the plain age: platform/core's jobs are read again; demo/playground's live on (webhook-fed).
-    expect(gets(/\/projects\/7\/jobs$/)).toBe(0);
-    expect(gets(/\/projects\/1\/jobs$/)).toBe(1);
-    // The sandbox moves the job on and posts its webhook to the gateway (a change made directly in the sandbox).
+    expect(gets(/\/projects\/7\/jobs$/)).toBe(2);
+    expect(gets(/\/projects\/1\/jobs$/)).toBe(2);
+    // The next event drops them at once.
     t.sandbox.advance(STEP_MS);
     await t.sandbox.flushDeliveries();
-    const changed = await t.gql<typeof running.data>(playground);
-    expect(changed.data?.project.jobs.nodes.find((j) => j.restId === 2003)?.status).toBe('FAILED');
-    expect(gets(/\/projects\/7\/jobs$/)).toBe(1);
+    await t.gql(playground);
+    expect(gets(/\/projects\/7\/jobs$/)).toBe(3);
     // Only what changed: platform/core's entry (read after the clock moved) stays.
     await t.gql(core);
-    expect(gets(/\/projects\/1\/jobs$/)).toBe(1);
+    expect(gets(/\/projects\/1\/jobs$/)).toBe(2);
   });
 
   it('drops a Hubzilla channel stream when the gateway posts to it', async () => {

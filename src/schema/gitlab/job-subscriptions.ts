@@ -260,7 +260,6 @@ builder.mutationField('jobStatusWebhookRegister', (t) =>
       const { result, errors } = await runMutation(async () => {
         const existing = (await ctx.gitlab.client.listHooks(projectId, { page: 1, perPage: 100 })).items.find((hook) => hook.url === url);
         const hook = existing ? await ctx.gitlab.client.updateHook(projectId, existing.id, params) : await ctx.gitlab.client.createHook(projectId, params);
-        ctx.gitlab.client.receiverRegistered(hook);
         return hook;
       });
       return { hook: result, errors };

@@ -369,15 +369,6 @@ export class GitlabClient {
     return this.orNull(this.get<HookRecord>(['projects', id, 'hooks', hookId]));
   }
 
-  /**
-   * Tells the answer cache that this hook sends the project's job and
-   * pipeline events to the gateway, so their answers may live for the
-   * webhook age (every such event drops them at once).
-   */
-  receiverRegistered(hook: HookRecord): void {
-    if (hook.job_events && hook.pipeline_events && typeof hook.project_id === 'number') this.http.cache?.receiverRegistered(hook.project_id);
-  }
-
   /** POST /projects/:id/hooks. */
   async createHook(id: number | string, params: WriteParams): Promise<HookRecord> {
     return (await this.send<HookRecord>('POST', ['projects', id, 'hooks'], params)).body;
