@@ -4,6 +4,7 @@
  * message names the variable and fits on one line.
  */
 import { availableParallelism } from 'node:os';
+import { isIPv4, isIPv6 } from 'node:net';
 
 export interface Config {
   /** TCP port of the gateway (PORT, --port). Default 4000. */
@@ -92,8 +93,12 @@ export interface Config {
   readonly gitlabRateLimitPerMinute: number | null;
   /** Share of each minute's budget that background work (pollers, log watches) leaves to callers (RATE_LIMIT_RESERVE), 0 to 0.9. Default 0.2. */
   readonly rateLimitReserve: number;
-  /** Upstream calls each caller (credential scope) may cause per minute (INBOUND_CALLS_PER_MINUTE); an operation estimated at more than is left is refused with 429. null (default): no allowance. */
+  /** Upstream calls each caller (a GitLab user, a verified Hubzilla channel, else a client address) may cause per minute (INBOUND_CALLS_PER_MINUTE); an operation estimated at more than is left is refused with 429. null (default): no allowance. */
   readonly inboundCallsPerMinute: number | null;
+  /** The share of GitLab's anonymous budget one client address may spend per minute (ANONYMOUS_SHARE_PER_ADDRESS), 0.01 to 1. Default 0.25. */
+  readonly anonymousSharePerAddress: number;
+  /** Peers whose X-Forwarded-For names the client (TRUSTED_PROXIES): addresses and CIDR ranges. Default none: the peer is the client. */
+  readonly trustedProxies: readonly string[];
   /** API requests per minute the sandbox GitLab allows each user (SANDBOX_RATE_LIMIT_PER_MINUTE), as GitLab's throttles; 0 never throttles. Default 0. */
   readonly sandboxRateLimitPerMinute: number;
   /** Keys the digest of cache keys (CACHE_KEY_SECRET): the same on every instance sharing a Redis cache. null: derived from GITLAB_WEBHOOK_SECRET, else random per process. */
@@ -646,6 +651,32 @@ const OPTIONS = [
     parse: optionalInteger(1, 10_000_000),
   },
   {
+    key: 'anonymousSharePerAddress',
+    env: 'ANONYMOUS_SHARE_PER_ADDRESS',
+    flag: '--anonymous-share-per-address',
+    help: "share of GitLab's anonymous budget one client address may spend a minute, 0.01 to 1 (default 0.25)",
+    parse: (raw: string, name: string): number => {
+      const value = Number(raw.trim());
+      if (raw.trim() === '' || !Number.isFinite(value) || value < 0.01 || value > 1)
+        throw new ConfigError(`${name} must be a number from 0.01 to 1, got "${raw}"`);
+      return value;
+    },
+  },
+  {
+    key: 'trustedProxies',
+    env: 'TRUSTED_PROXIES',
+    flag: '--trusted-proxies',
+    help: 'comma-separated addresses or CIDR ranges of proxies whose X-Forwarded-For names the client (default: none)',
+    parse: (raw: string, name: string): string[] => {
+      const entries = raw
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter(Boolean);
+      for (const entry of entries) if (!proxyRange(entry)) throw new ConfigError(`${name} takes IP addresses and CIDR ranges, got "${entry}"`);
+      return entries;
+    },
+  },
+  {
     key: 'sandboxRateLimitPerMinute',
     env: 'SANDBOX_RATE_LIMIT_PER_MINUTE',
     flag: '--sandbox-rate-limit-per-minute',
@@ -730,6 +761,8 @@ const DEFAULTS: Config = {
   gitlabRateLimitPerMinute: null,
   rateLimitReserve: 0.2,
   inboundCallsPerMinute: null,
+  anonymousSharePerAddress: 0.25,
+  trustedProxies: [],
   sandboxRateLimitPerMinute: 0,
   publicUrl: null,
   logLevel: 'info',
@@ -866,4 +899,14 @@ function keyValues(raw: string | undefined, name: string): Record<string, string
     }
   }
   return pairs;
+}
+
+/** An address or CIDR range of TRUSTED_PROXIES as net.BlockList takes it, or null when it is neither. */
+export function proxyRange(entry: string): { address: string; prefix: number; family: 'ipv4' | 'ipv6' } | null {
+  const [address = '', bits] = entry.split('/', 2);
+  const family = isIPv4(address) ? 'ipv4' : isIPv6(address) ? 'ipv6' : null;
+  if (family === null) return null;
+  const max = family === 'ipv4' ? 32 : 128;
+  const prefix = bits === undefined ? max : /^\d{1,3}$/.test(bits) ? Number(bits) : -1;
+  return prefix >= 0 && prefix <= max ? { address, prefix, family } : null;
 }

@@ -28,8 +28,12 @@ export interface RequestScope {
   cache?: CacheUsage;
   /** Header or connectionParams names that look like credentials but are not read as any (`private_token`), for the result's hint. */
   ignoredCredentials?: string[];
-  /** The caller's key in the inbound allowance (INBOUND_CALLS_PER_MINUTE): a digest of its credentials; every upstream call it causes is charged to it. */
+  /** The address the request came from (client-address.ts): what anonymous and unverified callers are counted by. */
+  clientAddress?: string;
+  /** The caller's key in the inbound allowance (INBOUND_CALLS_PER_MINUTE), once known: a GitLab user, a verified Hubzilla channel, else its address. */
   inboundKey?: string;
+  /** Upstream calls this operation sent, for the inbound allowance to settle what it reserved. */
+  inboundSpent?: number;
 }
 
 /** Upstream reads of one request by how they were served. */

@@ -23,13 +23,15 @@ import { AnswerCache } from '../upstreams/answer-cache.js';
 import { type CacheStore, MemoryStore, RedisStore, storeClient } from '../upstreams/cache-store.js';
 import { MinuteCounter } from '../upstreams/minute-counter.js';
 import { RateBudget } from '../upstreams/rate-budget.js';
+import { ANONYMOUS, GitlabIdentities } from '../upstreams/identities.js';
 import { RateGate } from '../upstreams/rate-gate.js';
 import { ConcurrencyLimiter, type ResiliencePolicy } from '../upstreams/resilience.js';
 import { createMemoryEventBus, createRedisEventBus, type EventBus } from '../subscriptions/event-bus.js';
 import { DEFAULT_WEBHOOK_QUIET_MS, SubscriptionHub } from '../subscriptions/hub.js';
 import { gitlabCredentials, nearMissCredentials, useCredentialHints } from './credentials.js';
 import { extensionMaxAgeMs, useCacheHeaders } from './cache-headers.js';
-import { InboundAllowance, inboundKey } from './inbound-limit.js';
+import { InboundAllowance } from './inbound-limit.js';
+import { clientAddress } from './client-address.js';
 import { handleDownload } from './downloads.js';
 import { createHubzillaContext } from './hubzilla-context.js';
 import { handleHubzillaDownload } from './hubzilla-downloads.js';
@@ -143,7 +145,7 @@ export function buildApp(options: AppOptions): App {
   // One debug line per upstream call, with the gateway's request id (the logger's mixin) and the upstream's own.
   const onCall = (call: UpstreamCall) => {
     metrics.observeUpstream(call);
-    if (inbound && call.scope?.inboundKey) inbound.charge(call.scope.inboundKey);
+    inbound?.charge(call.scope, call.chargeTo);
     if (!logger.isLevelEnabled('debug')) return;
     const { upstream, method, route, status, upstreamRequestId, cause } = call;
     logger.debug(
@@ -162,11 +164,27 @@ export function buildApp(options: AppOptions): App {
   const gate = new RateGate(options.now);
   metrics.rateClosures(() => gate.closures);
   const budgetRedis = config.redisUrl ? storeClient(config.redisUrl, 'duograph-budget', log) : null;
-  const callBudget = new RateBudget({ perMinute: config.gitlabRateLimitPerMinute, reserve: config.rateLimitReserve, redis: budgetRedis, now: options.now });
-  const inbound = config.inboundCallsPerMinute
-    ? new InboundAllowance(config.inboundCallsPerMinute, new MinuteCounter({ prefix: 'duograph:inbound', redis: budgetRedis, now: options.now }))
+  const identities = new GitlabIdentities(options.now);
+  const callBudget = new RateBudget({
+    perMinute: config.gitlabRateLimitPerMinute,
+    reserve: config.rateLimitReserve,
+    anonymousShare: config.anonymousSharePerAddress,
+    redis: budgetRedis,
+    now: options.now,
+  });
+  const inbound: InboundAllowance | null = config.inboundCallsPerMinute
+    ? new InboundAllowance(
+        config.inboundCallsPerMinute,
+        new MinuteCounter({ prefix: 'duograph:inbound', redis: budgetRedis, now: options.now }),
+        async (context): Promise<string> => {
+          const who: string | null = await gitlab.whoIs(context.live.credentials, context.scope);
+          if (who !== null && who !== ANONYMOUS) return `gitlab:${who}`;
+          const channel = context.hubzilla.client.verifiedScope;
+          return channel === null ? `address:${context.scope.clientAddress ?? 'unknown'}` : `hubzilla:${channel}`;
+        },
+      )
     : null;
-  const gitlab = new HttpClient({
+  const gitlab: HttpClient = new HttpClient({
     name: 'gitlab',
     baseUrl: apiBase(options.gitlabUrl, GITLAB_API_PATH),
     timeoutMs: config.upstreamTimeoutMs,
@@ -179,6 +197,8 @@ export function buildApp(options: AppOptions): App {
     cache,
     gate,
     budget: callBudget,
+    identities,
+    chargeOf: (credentials): string | undefined => inbound?.keyOfCredentials(credentials),
   });
   const hubzilla = options.hubzillaUrl
     ? new HttpClient({
@@ -273,7 +293,6 @@ export function buildApp(options: AppOptions): App {
       }
       const missed = nearMissCredentials(request.headers.keys());
       if (missed.length > 0) scope.ignoredCredentials = [...new Set([...(scope.ignoredCredentials ?? []), ...missed])];
-      if (inbound) scope.inboundKey = inboundKey(credentials, request.headers.get('x-hubzilla-authorization'));
       const client = new GitlabClient(gitlab, credentials, request.signal, scope);
       return {
         scope,
@@ -303,8 +322,10 @@ export function buildApp(options: AppOptions): App {
     },
   });
 
+  const addressOf = clientAddress(config.trustedProxies);
   const server = createServer((req, res) => {
     const scope = requestScopeFrom(req.headers);
+    scope.clientAddress = addressOf(req.socket.remoteAddress, req.headers['x-forwarded-for']);
     scope.cache = newCacheUsage();
     res.setHeader('x-request-id', scope.requestId);
     const path = (req.url ?? '/').split('?')[0] ?? '/';
@@ -396,6 +417,7 @@ export function buildApp(options: AppOptions): App {
     requireCredentials: config.requireCredentials,
     persisted,
     verify: (credentials) => new GitlabClient(gitlab, credentials).verifyCredentials(),
+    clientAddress: addressOf,
   });
   return {
     yoga,

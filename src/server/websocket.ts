@@ -45,6 +45,7 @@ import type { YogaServerInstance } from 'graphql-yoga';
 import { WebSocket, WebSocketServer } from 'ws';
 import { InputError } from '../errors.js';
 import { type RequestScope, requestScopeFrom } from '../request-scope.js';
+import type { ClientAddress } from './client-address.js';
 import type { Context } from '../schema/context.js';
 import { isAnonymous, type Credentials } from '../subscriptions/scope.js';
 import type { SubscriptionHub } from '../subscriptions/hub.js';
@@ -62,6 +63,8 @@ export interface WebSocketOptions {
   verify?: (credentials: Credentials) => Promise<boolean>;
   /** Trusted documents (PERSISTED_DOCUMENTS), when configured. */
   persisted?: PersistedDocuments | null;
+  /** The client's address from the peer and X-Forwarded-For (client-address.ts). */
+  clientAddress?: ClientAddress;
 }
 
 export interface WebSocketEndpoint {
@@ -428,6 +431,7 @@ class Endpoint {
   private opened(socket: GraphqlSocket, request: IncomingMessage): void {
     socket.endpoint = this;
     socket.scope = requestScopeFrom(request.headers);
+    socket.scope.clientAddress = this.options.clientAddress?.(request.socket.remoteAddress, request.headers['x-forwarded-for']);
     socket.on('message', onSocketMessage);
     socket.on('close', onSocketClose);
     socket.on('pong', onSocketPong);

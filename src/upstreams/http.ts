@@ -12,6 +12,7 @@ import { UpstreamError, type ErrorCode, type UpstreamInfo } from '../errors.js';
 import { type RequestScope, upstreamRequestId } from '../request-scope.js';
 import type { AnswerCache, RawAnswer } from './answer-cache.js';
 import { invalidationTags } from './cache-policy.js';
+import { ANONYMOUS, type GitlabIdentities, type LookupResult, lookupPath, lookupUserId } from './identities.js';
 import type { RateBudget } from './rate-budget.js';
 import type { RateGate } from './rate-gate.js';
 import { scrubText } from '../scrub.js';
@@ -53,6 +54,10 @@ export interface HttpClientOptions {
   gate?: RateGate | null;
   /** Counts the calls of each scope against GitLab's limit, background work yielding first (rate-budget.ts). */
   budget?: RateBudget | null;
+  /** Whom GitLab counts each call against, and which credentials it refused (identities.ts): budgets follow it. */
+  identities?: GitlabIdentities | null;
+  /** The caller a call made for no request (a poll) is charged to, by the credentials object it carries; told in `UpstreamCall.chargeTo`. */
+  chargeOf?: (credentials: object | undefined) => string | undefined;
 }
 
 /**
@@ -110,6 +115,8 @@ export interface UpstreamCall {
   scope?: RequestScope;
   /** Why a call got no answer, in the system's words: `ECONNREFUSED`, `ENOTFOUND`, a TLS code, `UND_ERR_CONNECT_TIMEOUT`, … */
   cause?: string;
+  /** For a call made for no request: the caller it is charged to (the inbound allowance's key), when one is known. */
+  chargeTo?: string;
 }
 
 /**
@@ -168,6 +175,8 @@ export interface UpstreamRequest {
   background?: boolean;
   /** Who the upstream verified these credentials as, when known: stored answers are kept for that identity, shared by its other logins, instead of for the credential headers. */
   cacheIdentity?: string;
+  /** The budget the call is taken from, where the caller knows it better than the credentials say (a lookup of who they are: the anonymous one). */
+  budgetKey?: string;
   /**
    * Keeps of a JSON body only what the caller reads, where the body is
    * parsed. A page handed up through a call's promises stays reachable from
@@ -435,6 +444,8 @@ export class HttpClient {
   readonly cache: AnswerCache | null;
   private readonly gate: RateGate | null;
   private readonly budget: RateBudget | null;
+  private readonly identities: GitlabIdentities | null;
+  private readonly chargeOf: ((credentials: object | undefined) => string | undefined) | undefined;
 
   constructor(options: HttpClientOptions) {
     this.name = options.name;
@@ -466,6 +477,18 @@ export class HttpClient {
     this.cache = options.cache ?? null;
     this.gate = options.gate ?? null;
     this.budget = options.budget ?? null;
+    this.identities = options.identities ?? null;
+    this.chargeOf = options.chargeOf;
+  }
+
+  /**
+   * Whom GitLab counts calls with these credentials against (identities.ts):
+   * `user:<id>`, `token:<digest>`, ANONYMOUS; null when GitLab refused them.
+   * Looks a new credential up once (its call counted as GitLab counts it).
+   */
+  async whoIs(credentials: Readonly<Record<string, string>>, scope?: RequestScope): Promise<string | null> {
+    if (!this.identities) return ANONYMOUS;
+    return this.identities.keyOf(credentials, () => this.lookUp({ method: 'GET', path: [], headers: credentials, scope }));
   }
 
   /** Sends one call and parses a JSON body; any status >= 300 throws an UpstreamError. */
@@ -591,8 +614,7 @@ export class HttpClient {
       const response = await this.send(request, path, headers, request.signal, info);
       this.judge(response.statusCode);
       const flat = flattenHeaders(response.headers);
-      this.gate?.observe(this.name, request.headers, routeTemplate(request.path, this.routeWords), response.statusCode, flat);
-      this.budget?.observe(this.name, flat);
+      this.learn(request, response.statusCode, flat);
       span?.end({ status: response.statusCode, retries: 0, upstreamRequestId: upstreamRequestId(flat['x-request-id']) });
       return { status: response.statusCode, headers: flat, body: response.body };
     } catch (error) {
@@ -665,6 +687,7 @@ export class HttpClient {
     if (request.ifNoneMatch) headers['if-none-match'] = request.ifNoneMatch;
     addRequestHeaders(headers, request.scope, this.tracer !== null);
     this.enterGate(request, info);
+    this.enterRefused(request, info);
     if (this.budget?.active) await this.spend(request, info);
     this.enterBreaker(info);
     const slotDeadline = deadline(this.policy.deadlineMs, request.signal);
@@ -753,14 +776,16 @@ export class HttpClient {
         let failure: UpstreamError | null = null;
         try {
           // Retries wait out a short Retry-After themselves; only the first attempt asks the gate.
-          if (attempt === 0) this.enterGate(request, info);
+          if (attempt === 0) {
+            this.enterGate(request, info);
+            this.enterRefused(request, info);
+          }
           // Every attempt is a call GitLab counts.
           if (this.budget?.active) await this.spend(request, info);
           this.enterBreaker(info);
           const slot = this.slot(signal, info, request.signal);
           result = await this.attempt(request, path, headers, signal, info, decode, typeof slot === 'function' ? slot : await slot);
-          this.gate?.observe(this.name, request.headers, routeTemplate(request.path, this.routeWords), result.status, result.headers);
-          this.budget?.observe(this.name, result.headers);
+          this.learn(request, result.status, result.headers);
         } catch (error) {
           if (!(error instanceof UpstreamError)) throw error;
           failure = error;
@@ -835,10 +860,70 @@ export class HttpClient {
     if (left > 0) throw this.rateLimited(`${this.label()} is rate limiting these credentials`, left, info);
   }
 
-  /** Takes the call from its scope's budget, or throws a fast UPSTREAM_RATE_LIMITED: spent, or (for background work) down to the reserve. */
+  /** What an answer teaches: a 429 closes its scope (rate-gate.ts), a limit GitLab names is learnt, a 401 refuses the credentials for a while. */
+  private learn(request: UpstreamRequest, status: number, headers: Readonly<Record<string, string | undefined>>): void {
+    this.gate?.observe(this.name, request.headers, routeTemplate(request.path, this.routeWords), status, headers);
+    this.budget?.observe(headers);
+    if (status === 401) this.identities?.refused(request.headers);
+  }
+
+  /** Throws a fast UNAUTHENTICATED while GitLab's recent 401 for these credentials stands: asking again would only count against the gateway's address. */
+  private enterRefused(request: UpstreamRequest, info: UpstreamInfo): void {
+    const left = this.identities?.refusedFor(request.headers) ?? 0;
+    if (left <= 0) return;
+    const seconds = Math.ceil(left / 1000);
+    const error = new UpstreamError(`${this.label()} refused these credentials (401); they are not sent again for ${seconds} s.`, 'UNAUTHENTICATED', {
+      ...info,
+      status: null,
+      retryAfterSeconds: seconds,
+    });
+    error.fastFail = true;
+    throw error;
+  }
+
+  /**
+   * Takes the call from the budget of whom GitLab counts it against, or
+   * throws a fast UPSTREAM_RATE_LIMITED: spent, or (for background work)
+   * down to the reserve. Credentials not yet known are looked up first.
+   */
   private async spend(request: UpstreamRequest, info: UpstreamInfo): Promise<void> {
-    const left = (await this.budget?.take(this.name, request.headers, request.background === true)) ?? 0;
-    if (left > 0) throw this.rateLimited(`The ${this.label()} call budget of these credentials is spent for this minute`, left, info);
+    const budget = this.budget as RateBudget;
+    const who = request.budgetKey ?? (await this.whoCounts(request, info));
+    const left = await budget.take(who, request.background === true, request.scope?.clientAddress);
+    if (left === 0) return;
+    const whose =
+      left < 0
+        ? 'of anonymous callers (and credentials GitLab has not yet accepted) from this address, its share of the anonymous budget (ANONYMOUS_SHARE_PER_ADDRESS),'
+        : who === ANONYMOUS
+          ? 'of anonymous callers and of credentials GitLab has not yet accepted'
+          : 'of this GitLab user';
+    throw this.rateLimited(`The ${this.label()} call budget ${whose} is spent for this minute`, Math.abs(left), info);
+  }
+
+  /** Whom GitLab counts the call against (identities.ts), looking the credentials up once; the anonymous budget without identities. */
+  private async whoCounts(request: UpstreamRequest, info: UpstreamInfo): Promise<string> {
+    if (!this.identities) return ANONYMOUS;
+    const who = await this.identities.keyOf(request.headers, () => this.lookUp(request));
+    if (who === null) this.enterRefused(request, info);
+    return who ?? ANONYMOUS;
+  }
+
+  /**
+   * Asks GitLab who the credentials are (`/user`, or `/job` for a job token),
+   * Sudo left out (Rack::Attack counts the token's own user). Taken from the
+   * anonymous budget, where GitLab counts it until it knows the token; once
+   * GitLab named the user, moved to that user's budget. Never cached.
+   */
+  private async lookUp(request: UpstreamRequest): Promise<LookupResult> {
+    const credentials = Object.fromEntries(Object.entries(request.headers ?? {}).filter(([name]) => name !== 'sudo'));
+    const path = lookupPath(credentials);
+    const fullPath = `${this.basePath}/${encodePath(path)}`;
+    const lookup: UpstreamRequest = { method: 'GET', path, headers: credentials, scope: request.scope, background: request.background, budgetKey: ANONYMOUS };
+    const info: UpstreamInfo = { name: this.name, status: null, method: 'GET', path: fullPath };
+    const response = await this.execute(lookup, fullPath, { accept: 'application/json', ...credentials }, info, asJson);
+    const userId = response.status === 200 && response.content.parsed ? lookupUserId(path, response.content.value) : null;
+    if (userId !== null) await this.budget?.move(ANONYMOUS, `user:${userId}`, request.scope?.clientAddress);
+    return { status: response.status, userId };
   }
 
   private rateLimited(what: string, leftMs: number, info: UpstreamInfo): UpstreamError {
@@ -954,6 +1039,10 @@ export class HttpClient {
     const upstreamId = upstreamRequestId(typeof requestIdHeader === 'string' ? requestIdHeader : requestIdHeader?.[0]);
     if (upstreamId) call.upstreamRequestId = upstreamId;
     if (request.scope) call.scope = request.scope;
+    else if (this.chargeOf) {
+      const chargeTo = this.chargeOf(request.headers);
+      if (chargeTo) call.chargeTo = chargeTo;
+    }
     if (cause) call.cause = cause;
     this.onCall(call);
   }

@@ -16,6 +16,8 @@ export interface MinuteCount {
   used: number;
   /** Milliseconds to the minute's end. */
   leftMs: number;
+  /** The minute counted in (minutes since the epoch), for giving back to the same one. */
+  window: number;
 }
 
 export class MinuteCounter {
@@ -35,9 +37,9 @@ export class MinuteCounter {
   async get(key: string): Promise<MinuteCount> {
     const { window, leftMs } = this.minute();
     try {
-      return { used: (await this.counter.get(`${key}:${window}`))?.consumedPoints ?? 0, leftMs };
+      return { used: (await this.counter.get(`${key}:${window}`))?.consumedPoints ?? 0, leftMs, window };
     } catch {
-      return { used: 0, leftMs };
+      return { used: 0, leftMs, window };
     }
   }
 
@@ -45,16 +47,17 @@ export class MinuteCounter {
   async add(key: string, n = 1): Promise<MinuteCount> {
     const { window, leftMs } = this.minute();
     try {
-      return { used: (await this.counter.consume(`${key}:${window}`, n)).consumedPoints, leftMs };
+      return { used: (await this.counter.consume(`${key}:${window}`, n)).consumedPoints, leftMs, window };
     } catch {
-      return { used: 0, leftMs };
+      return { used: 0, leftMs, window };
     }
   }
 
-  /** Takes back `n` counted for `key` this minute (what was counted but did not happen). */
-  async giveBack(key: string, n = 1): Promise<void> {
+  /** Takes back `n` counted for `key` in `window` (this minute by default): what was counted but did not happen. A minute past is past. */
+  async giveBack(key: string, n = 1, window = this.minute().window): Promise<void> {
+    if (window !== this.minute().window) return;
     try {
-      await this.counter.reward(`${key}:${this.minute().window}`, n);
+      await this.counter.reward(`${key}:${window}`, n);
     } catch {
       // Counted once too often: the safe side.
     }

@@ -16,17 +16,21 @@
  *   the seconds to the window's end.
  * - Redis out of reach: a budget of this process only (the insurance
  *   limiter), never a failed call for it.
- * Callers without a credential share one budget, as GitLab counts them by IP.
+ * Budgets belong to whom GitLab counts (identities.ts): a user, whatever
+ * token or header; anonymous callers and tokens GitLab has not accepted
+ * share one, as GitLab counts them by the gateway's IP.
  */
 import type { Redis } from 'ioredis';
 import { MinuteCounter } from './minute-counter.js';
-import { credentialDigest } from './rate-gate.js';
+import { ANONYMOUS } from './identities.js';
 
 export interface RateBudgetOptions {
   /** GITLAB_RATE_LIMIT_PER_MINUTE; null: only what GitLab's headers say. */
   perMinute: number | null;
   /** RATE_LIMIT_RESERVE: the share of a window background work may not spend. */
   reserve: number;
+  /** ANONYMOUS_SHARE_PER_ADDRESS: the share of the anonymous budget the callers of one client address may spend. */
+  anonymousShare?: number;
   /** A client for the budget in Redis, shared by the fleet; none keeps it in this process. */
   redis?: Redis | null;
   /** The clock windows are cut by (ms since the epoch); tests move it. */
@@ -35,10 +39,6 @@ export interface RateBudgetOptions {
 
 /** GitLab limits callers with a token per user and the rest per IP, each with a limit of its own. */
 type Caller = 'authenticated' | 'unauthenticated';
-
-function callerOf(credentials: Readonly<Record<string, string>> | undefined): Caller {
-  return credentials?.authorization || credentials?.['private-token'] || credentials?.['job-token'] ? 'authenticated' : 'unauthenticated';
-}
 
 export class RateBudget {
   private readonly learned = new Map<Caller, number>();
@@ -62,29 +62,44 @@ export class RateBudget {
   }
 
   /**
-   * Takes one call of `upstream` from the scope's budget. Resolves 0 when it
-   * may go out, else the milliseconds until the minute's end. `background`
-   * work stops at the reserve.
+   * Takes one call from the budget of `who` (identities.ts: ANONYMOUS, or
+   * the user GitLab counts it against). Resolves 0 when it may go out, else
+   * the milliseconds until the minute's end: negative when what is spent is
+   * the share of the caller's `address`. `background` work stops at the
+   * reserve.
    */
-  async take(upstream: string, credentials: Readonly<Record<string, string>> | undefined, background: boolean): Promise<number> {
-    if (upstream !== 'gitlab') return 0;
-    const points = this.limit(callerOf(credentials));
+  async take(who: string, background: boolean, address?: string): Promise<number> {
+    const points = this.limit(who === ANONYMOUS ? 'unauthenticated' : 'authenticated');
     if (points === null) return 0;
-    const key = credentialDigest(upstream, credentials);
     if (background) {
-      const { used, leftMs } = await this.counter.get(key);
+      const { used, leftMs } = await this.counter.get(who);
       if (used >= Math.floor(points * (1 - this.options.reserve))) return leftMs;
     }
-    const { used, leftMs } = await this.counter.add(key);
+    // One address may spend only its share of the anonymous budget: invented tokens from one client cannot shut out all.
+    const share = who === ANONYMOUS && address !== undefined ? `${ANONYMOUS}@${address}` : null;
+    if (share !== null) {
+      const { used, leftMs, window } = await this.counter.add(share);
+      if (used > Math.max(1, Math.floor(points * (this.options.anonymousShare ?? 1)))) {
+        await this.counter.giveBack(share, 1, window);
+        return -leftMs;
+      }
+    }
+    const { used, leftMs, window } = await this.counter.add(who);
     if (used <= points) return 0;
     // Not sent, so not counted.
-    await this.counter.giveBack(key);
+    await Promise.all([this.counter.giveBack(who, 1, window), share === null ? null : this.counter.giveBack(share, 1, window)]);
     return leftMs;
   }
 
+  /** A call taken from one budget turned out to count against another (a lookup of a token GitLab accepted: its user's, not the address's). */
+  async move(from: string, to: string, address?: string): Promise<void> {
+    if (from === to || !this.active) return;
+    const share = from === ANONYMOUS && address !== undefined ? this.counter.giveBack(`${ANONYMOUS}@${address}`) : null;
+    await Promise.all([this.counter.giveBack(from), this.counter.add(to), share]);
+  }
+
   /** Learns GitLab's limit from an answer's `RateLimit-Limit` (sent with a 429, or on every answer where the instance is set to). */
-  observe(upstream: string, headers: Readonly<Record<string, string | undefined>>): void {
-    if (upstream !== 'gitlab') return;
+  observe(headers: Readonly<Record<string, string | undefined>>): void {
     const limit = Number(headers['ratelimit-limit']);
     const name = headers['ratelimit-name'] ?? '';
     if (!Number.isSafeInteger(limit) || limit <= 0 || !name.startsWith('throttle_')) return;

@@ -76,11 +76,11 @@ describe("GitLab's rate limits", () => {
   });
 
   it('after a 429, sends no call of that scope until Retry-After has passed, and fails each field at once with it; others go on', async () => {
-    t.sandbox.setRateLimit(1);
-    expect((await t.gql(CORE)).data).toEqual({ project: { name: 'Core' } });
+    t.sandbox.setRateLimit(2);
+    for (let i = 0; i < 2; i++) expect((await t.gql(CORE)).data).toEqual({ project: { name: 'Core' } });
     const limited = await t.gql(CORE);
     expect(limited.errors?.[0]?.extensions).toMatchObject({ code: 'UPSTREAM_RATE_LIMITED', upstream: { retryAfterSeconds: 60 } });
-    expect(t.calls({ path: CORE_PATH })).toHaveLength(2);
+    expect(t.calls({ path: CORE_PATH })).toHaveLength(3);
     clock += 20_000;
     for (let i = 0; i < 3; i++) {
       const again = await t.gql(CORE);
@@ -88,14 +88,14 @@ describe("GitLab's rate limits", () => {
       expect(again.errors?.[0]?.extensions).toMatchObject({ code: 'UPSTREAM_RATE_LIMITED', upstream: { retryAfterSeconds: 40 } });
       expect(again.errors?.[0]?.message).toMatch(/rate limiting these credentials; no call is sent for 40 s/);
     }
-    expect(t.calls({ path: CORE_PATH })).toHaveLength(2);
-    // alice's count is her own, at GitLab and here.
+    expect(t.calls({ path: CORE_PATH })).toHaveLength(3);
+    // alice's count is her own, at GitLab and here (her token looked up first: GitLab's limit is known now).
     expect((await t.gql(CORE, {}, { token: 'alice-token' })).data).toEqual({ project: { name: 'Core' } });
     // Once GitLab's window has turned, demo's calls go out again.
     clock += 40_001;
     t.sandbox.advance(60_000);
     expect((await t.gql(CORE)).data).toEqual({ project: { name: 'Core' } });
-    expect(t.calls({ path: CORE_PATH })).toHaveLength(4);
+    expect(t.calls({ path: CORE_PATH })).toHaveLength(5);
   });
 });
 
@@ -115,7 +115,9 @@ describe('the call budget (GITLAB_RATE_LIMIT_PER_MINUTE, RATE_LIMIT_RESERVE)', (
   });
 
   it('lets pollers yield first, answers callers until the budget is spent, then fails fast; GitLab never has to refuse', async () => {
-    for (let i = 0; i < 5; i++) expect((await b.gql(CORE)).data).toEqual({ project: { name: 'Core' } });
+    // The token's first call is GitLab's answer to who it is (GET /user), counted against its user as GitLab counts it.
+    for (let i = 0; i < 4; i++) expect((await b.gql(CORE)).data).toEqual({ project: { name: 'Core' } });
+    expect(b.calls({ path: '/api/v4/user' })).toHaveLength(1);
     // A subscription's first read is a caller's; its poller is background work, and the budget is down to the reserve.
     const client = wsClient(b);
     const sub = wsSubscribe(client, 'subscription { jobStatusUpdated(projectId: "7", jobId: "2001") { restId status } }');
@@ -128,7 +130,7 @@ describe('the call budget (GITLAB_RATE_LIMIT_PER_MINUTE, RATE_LIMIT_RESERVE)', (
     for (let i = 0; i < 4; i++) expect((await b.gql(CORE)).data).toEqual({ project: { name: 'Core' } });
     const spent = await b.gql(CORE);
     expect(spent.errors?.[0]?.extensions).toMatchObject({ code: 'UPSTREAM_RATE_LIMITED', upstream: { retryAfterSeconds: 60 } });
-    expect(spent.errors?.[0]?.message).toMatch(/call budget of these credentials is spent for this minute; no call is sent for 60 s/);
+    expect(spent.errors?.[0]?.message).toMatch(/call budget of this GitLab user is spent for this minute; no call is sent for 60 s/);
     // Ten calls went out, none was refused by GitLab, and alice's budget is her own.
     expect(b.calls({ method: 'GET' }).filter((c) => c.headers['private-token'] === 'demo-token')).toHaveLength(10);
     expect((await b.gql(CORE, {}, { token: 'alice-token' })).data).toEqual({ project: { name: 'Core' } });

@@ -11,12 +11,27 @@ import { MemoryStore } from '../../src/upstreams/cache-store.js';
 function harness(maxDrops: number) {
   let clock = 1_700_000_000_000;
   const now = () => clock;
-  const cache = new AnswerCache({ store: new MemoryStore(1 << 20, () => {}, now), keySecret: 'k', maxAgeMs: 60_000, webhookMaxAgeMs: 60_000, webhookQuietMs: 60_000, maxDrops, now });
+  const cache = new AnswerCache({
+    store: new MemoryStore(1 << 20, () => {}, now),
+    keySecret: 'k',
+    maxAgeMs: 60_000,
+    webhookMaxAgeMs: 60_000,
+    webhookQuietMs: 60_000,
+    maxDrops,
+    now,
+  });
   let sent = 0;
   let stars = 3;
   const read = (id: number) =>
     cache.read(
-      { upstream: 'gitlab', path: ['projects', id], url: `/api/v4/projects/${id}`, credentials: { 'private-token': 't' }, scope: { requestId: 'r' }, signal: undefined },
+      {
+        upstream: 'gitlab',
+        path: ['projects', id],
+        url: `/api/v4/projects/${id}`,
+        credentials: { 'private-token': 't' },
+        scope: { requestId: 'r' },
+        signal: undefined,
+      },
       async (): Promise<RawAnswer> => {
         sent++;
         return { status: 200, headers: {}, text: JSON.stringify({ id, star_count: stars }), bytes: 1 };

@@ -23,11 +23,19 @@ function tokenOf(headers: Record<string, string>, query: Record<string, string[]
   return last(query.access_token);
 }
 
-/** Whom GitLab's rate limits count a request against: the token's user (`user:<id>`), or null for a request without a known token (counted by IP). */
+/**
+ * Whom GitLab's rate limits count a request against (Gitlab::RackAttack::Request
+ * and Gitlab::Auth::RequestAuthenticator): the token's user (`user:<id>`,
+ * whatever header carried it, Sudo aside), a CI job token's job user, or null
+ * for a request without a token GitLab accepts (counted by IP).
+ */
 export function throttleIdentity(store: GitlabStore, headers: Record<string, string>, query: Record<string, string[]>): string | null {
   const token = tokenOf(headers, query);
   const record = token === undefined ? undefined : store.tokens.get(token);
-  return record ? `user:${record.userId}` : null;
+  if (record) return `user:${record.userId}`;
+  const jobToken = headers['job-token'] ?? last(query.job_token);
+  const job = jobToken === undefined ? undefined : store.jobs.get(store.jobTokens.get(jobToken)?.jobId ?? -1);
+  return job ? `user:${job.userId}` : null;
 }
 
 /**

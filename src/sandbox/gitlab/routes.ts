@@ -40,6 +40,7 @@ import {
 } from './pipelines.js';
 import { addPushRule, deletePushRule, editPushRule, getPushRule } from './push-rules.js';
 import { getVersion } from './version.js';
+import { getCurrentUser, getJobOfToken } from './current-user.js';
 
 export interface Route {
   method: string;
@@ -53,6 +54,8 @@ function route(method: string, path: string, handler: RouteHandler): Route {
 
 export const ROUTES: Route[] = [
   route('GET', 'version', getVersion),
+  route('GET', 'user', getCurrentUser),
+  route('GET', 'job', getJobOfToken),
   route('GET', 'projects', listAllProjects),
   route('POST', 'projects', createOwnProject),
   route('POST', 'projects/user/:user_id', createUserProject),
