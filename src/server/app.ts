@@ -154,6 +154,7 @@ export function buildApp(options: AppOptions): App {
     );
   };
   let shuttingDown = false;
+  let stopGaps: () => void = () => {};
   let closing: Promise<void> | null = null;
   const log = options.log ?? ((message: string) => logger.warn(message));
   // Redis reaches every instance and every worker; without it, a worker's events go through its primary.
@@ -343,6 +344,7 @@ export function buildApp(options: AppOptions): App {
         timeoutMs: Math.min(config.upstreamTimeoutMs, 5_000),
         shuttingDown: () => shuttingDown,
         groupReady: options.worker?.groupReady,
+        redisAnswering: bus.answering,
       })
     )
       return;
@@ -435,6 +437,7 @@ export function buildApp(options: AppOptions): App {
       // Only now: a Redis subscription asked for before Redis is reached fails unheard.
       cache.listen(bus.shared);
       gate.listen(bus.shared);
+      stopGaps = bus.onGap?.((answering, lost) => cache.gap(answering, lost)) ?? stopGaps;
       return new Promise((resolve, reject) => {
         server.once('error', reject);
         server.listen(port, host, () => {
@@ -463,6 +466,7 @@ export function buildApp(options: AppOptions): App {
     await closed;
     gate.stop();
     budgetRedis?.disconnect();
+    stopGaps();
     await cache.close();
     await bus.close();
     await gitlab.close();

@@ -31,6 +31,8 @@ export interface HealthOptions {
   shuttingDown(): boolean;
   /** With workers: whether every worker of the group is ready (asked of the primary). */
   groupReady?: () => Promise<boolean>;
+  /** With Redis: whether it answers now. Not answering, the gateway still serves (slower: no shared cache or budget), and says so. */
+  redisAnswering?: () => boolean;
 }
 
 /**
@@ -82,7 +84,9 @@ export function handleHealth(req: IncomingMessage, res: ServerResponse, options:
   void Promise.all([checkReadiness(options.targets, options.timeoutMs), options.groupReady?.() ?? true]).then(
     ([upstreams, workers]) => {
       const ready = workers && Object.values(upstreams).every((u) => u.reachable);
-      sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : workers ? 'not ready' : 'workers starting', upstreams });
+      const redis = options.redisAnswering ? { redis: { answering: options.redisAnswering() } } : {};
+      const status = !ready ? (workers ? 'not ready' : 'workers starting') : redis.redis?.answering === false ? 'degraded' : 'ready';
+      sendJson(res, ready ? 200 : 503, { status, upstreams, ...redis });
     },
     () => sendJson(res, 503, { status: 'not ready', upstreams: {} }),
   );

@@ -82,6 +82,9 @@ function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | null
   });
 }
 
+/** The longest the receiver waits to record and publish an event (Redis paused, say) before answering 503: well inside GitLab's 10 s. */
+const PUBLISH_DEADLINE_MS = 5_000;
+
 /** Handles the request when it is for the receiver; false otherwise. */
 export function handleGitlabWebhook(req: IncomingMessage, res: ServerResponse, options: WebhookReceiverOptions): boolean {
   const path = (req.url ?? '').split('?')[0];
@@ -143,12 +146,19 @@ async function receive(req: IncomingMessage, res: ServerResponse, options: Webho
   // Redeliveries drop again: harmless, and a drop never waits on the dedup store.
   options.cache?.webhookDelivered(read.event.projectId, read.event.kind);
   let outcome: Awaited<ReturnType<typeof options.hub.publishWebhook>>;
+  let timer: NodeJS.Timeout | undefined;
   try {
-    outcome = await options.hub.publishWebhook(read.event, keys);
+    // GitLab waits 10 s for a hook and counts failures toward turning it off: a 503 in time lets it deliver again.
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer from the event bus within ${PUBLISH_DEADLINE_MS} ms`)), PUBLISH_DEADLINE_MS);
+    });
+    outcome = await Promise.race([options.hub.publishWebhook(read.event, keys), late]);
   } catch (error) {
     options.log?.(`webhook: could not publish: ${error instanceof Error ? error.message : 'failed'}`);
     reply(res, 503, { error: 'The event could not be published; try again.' });
     return;
+  } finally {
+    clearTimeout(timer);
   }
   reply(res, 200, { status: outcome });
 }

@@ -49,6 +49,15 @@ export interface EventBus {
   readonly lease?: Lease;
   /** Resolves once the bus can carry events; rejects when Redis cannot be reached in time. */
   ready(): Promise<void>;
+  /**
+   * Hears when the shared channel stops carrying messages for sure (Redis
+   * does not answer, a publish failed) and when it does again, with every
+   * message that failed sent since; `lost` then says whether some could
+   * not be kept to send. Only a bus over Redis has gaps.
+   */
+  onGap?(listener: (answering: boolean, lost: boolean) => void): () => void;
+  /** Whether Redis answers now (the bus over Redis only). */
+  answering?(): boolean;
   close(): Promise<void>;
 }
 
@@ -162,9 +171,26 @@ function redisLease(client: Redis, ttlMs: number): Lease {
   };
 }
 
+/** How often the bus asks Redis whether it answers, and how long an answer may take. */
+const HEARTBEAT_MS = 1_000;
+/** The longest a command of a request's, a webhook's or a lease's path waits for Redis. */
+const COMMAND_TIMEOUT_MS = 2_000;
+/** Messages kept to send again once Redis answers; past it the oldest go, and the gap says so. */
+const MAX_UNSENT = 10_000;
+
+/** `promise`, or a rejection once `ms` passed. */
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 export function createRedisEventBus(url: string, onError: (message: string) => void = () => {}, connectTimeoutMs = 10_000, leaseTtlMs = 30_000): EventBus {
   const options = { maxRetriesPerRequest: 3, connectionName: 'duograph' };
-  const publishClient = new Redis(url, options);
+  // Every command of this client is on some request's, webhook's or lease's path: none may hang while Redis is paused.
+  const publishClient = new Redis(url, { ...options, commandTimeout: COMMAND_TIMEOUT_MS });
   const subscribeClient = new Redis(url, options);
   let lastError = '';
   // Until Redis has been reached once, a failure is the start-up's one error line (ready() rejects with it), not a log line.
@@ -182,13 +208,57 @@ export function createRedisEventBus(url: string, onError: (message: string) => v
   const local = new CountedChannel(memoryTarget());
   // The event target leaves each publish's promise unheard: with Redis away past ioredis's retries it would reject
   // unhandled and end the process. A publish that fails is reported; the caller's request goes on.
+  // A message that failed is sent again once Redis answers, so no other instance misses a drop or an event for good.
+  const unsent: [string, string][] = [];
+  let lost = false;
+  let answering = true;
+  const gapListeners = new Set<(answering: boolean, lost: boolean) => void>();
+  const setAnswering = (now: boolean) => {
+    if (now === answering) return;
+    answering = now;
+    const wasLost = now && lost;
+    if (now) lost = false;
+    for (const listener of gapListeners) listener(now, wasLost);
+  };
   const publisher = {
     publish: (channel: string, message: string) =>
       publishClient.publish(channel, message).catch((error: unknown) => {
-        if (reached) onError(`redis: publish failed: ${error instanceof Error ? error.message : 'unknown error'}`);
+        if (reached) onError(`redis: publish failed, to be sent again: ${error instanceof Error ? error.message : 'unknown error'}`);
+        unsent.push([channel, message]);
+        if (unsent.length > MAX_UNSENT) {
+          unsent.shift();
+          lost = true;
+        }
+        setAnswering(false);
         return 0;
       }),
   } as unknown as Redis;
+  // Both connections must answer (a paused Redis keeps its sockets open and says nothing), then what failed goes out again, in order.
+  let beating = false;
+  const heartbeat = setInterval(() => {
+    if (!reached || beating) return;
+    beating = true;
+    void (async () => {
+      try {
+        await within(Promise.all([subscribeClient.ping(), publishClient.ping()]), HEARTBEAT_MS);
+        while (unsent.length > 0) {
+          const [channel, message] = unsent[0] as [string, string];
+          await within(publishClient.publish(channel, message), COMMAND_TIMEOUT_MS);
+          unsent.shift();
+        }
+        setAnswering(true);
+      } catch {
+        setAnswering(false);
+      } finally {
+        beating = false;
+      }
+    })();
+  }, HEARTBEAT_MS);
+  heartbeat.unref();
+  // Messages published while the subscriber was away never reach it.
+  subscribeClient.on('close', () => {
+    if (reached) setAnswering(false);
+  });
   const shared = new CountedChannel(createRedisEventTarget({ publishClient: publisher, subscribeClient }) as MinimalEventTarget);
   return {
     local,
@@ -214,7 +284,13 @@ export function createRedisEventBus(url: string, onError: (message: string) => v
       });
       return readiness;
     },
+    onGap: (listener) => {
+      gapListeners.add(listener);
+      return () => gapListeners.delete(listener);
+    },
+    answering: () => answering,
     close: async () => {
+      clearInterval(heartbeat);
       // quit() waits for a connection that may never come: only a ready client gets the polite goodbye.
       await Promise.allSettled([subscribeClient, publishClient].map((client) => (client.status === 'ready' ? client.quit() : client.disconnect())));
       subscribeClient.disconnect();

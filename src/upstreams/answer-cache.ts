@@ -100,6 +100,8 @@ interface CacheMessage {
   fed?: { projectId: number; kinds: WebhookKind[]; until: number };
   /** A project whose webhooks may no longer reach the gateway. */
   unfed?: number;
+  /** Drops may have been lost for good: everything read before `at` counts as dropped, in every instance. */
+  floor?: true;
 }
 
 /** The shared-channel topic drops travel on. */
@@ -233,6 +235,22 @@ export class AnswerCache {
     });
   }
 
+  /**
+   * The drop channel stopped carrying drops for sure (`answering` false:
+   * Redis does not answer), or carries them again, every failed one sent
+   * since (`lost`: not all could be kept). Meanwhile no answer gets the
+   * webhook age, and afterwards only one read after the gap; where drops
+   * were lost, every instance counts everything read before as dropped.
+   */
+  gap(answering: boolean, lost: boolean): void {
+    if (!answering) {
+      this.since = Number.POSITIVE_INFINITY;
+      return;
+    }
+    this.since = this.now();
+    if (lost) this.send({ from: this.id, at: this.now(), floor: true });
+  }
+
   async close(): Promise<void> {
     this.stopListening();
     await this.store.close();
@@ -259,6 +277,7 @@ export class AnswerCache {
       if (this.fed.size > MAX_FED) this.fed.delete(this.fed.keys().next().value as number);
     }
     if (message.unfed !== undefined) this.fed.delete(message.unfed);
+    if (message.floor) this.floor = { at: Math.max(this.floor.at, message.at), seq: ++this.seq };
     if (this.drops.size > (this.options.maxDrops ?? MAX_DROPS)) this.prune();
   }
 

@@ -36,10 +36,10 @@ export function waitForOutput(child: ChildProcess, pattern: RegExp, what: string
   });
 }
 
-/** A throwaway redis-server on a free loopback port, nothing saved to disk; stop it with SIGTERM. */
-export async function startRedis(): Promise<{ child: ChildProcess; url: string }> {
-  const port = await freePort();
+/** A throwaway redis-server on a free loopback port (or `port`, to start one again where another was), nothing saved to disk; stop it with SIGTERM. */
+export async function startRedis(port?: number): Promise<{ child: ChildProcess; url: string; port: number }> {
+  port ??= await freePort();
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']);
   await waitForOutput(child, /Ready to accept connections/, 'redis-server');
-  return { child, url: `redis://127.0.0.1:${port}` };
+  return { child, url: `redis://127.0.0.1:${port}`, port };
 }
