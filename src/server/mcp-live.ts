@@ -134,6 +134,8 @@ export async function watchJob(args: Record<string, unknown>, runner: LiveRunner
     await logs;
   }
   if (failure !== null) return { isError: true, content: [{ type: 'text', text: failure }] };
+  // Nobody is left to read the end: no project, job or log is read for it.
+  if (cancelled.aborted) return { isError: true, content: [{ type: 'text', text: 'CANCELLED: the client went away.' }] };
   const final = await runner.query({ query: FINAL, variables: { fullPath, jobId: String(jobId), lines: tailLines } });
   if (final?.errors?.length) {
     const first = final.errors[0];
