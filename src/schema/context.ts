@@ -26,6 +26,8 @@ export interface Context {
   hubzilla: HubzillaContext;
   /** Page size when a connection is asked with neither first nor last. */
   defaultPageSize: number;
+  /** Signs cursors that name upstream offsets, so a cursor the gateway did not issue costs no upstream call. */
+  cursorKey: string;
   /** Subscriptions: the shared hub and what it needs of this caller. */
   live: LiveContext;
   /** The request this operation serves: its id, trace context and span (server/tracing.ts sets the operation's). */

@@ -161,7 +161,10 @@ export function buildApp(options: AppOptions): App {
   const bus: EventBus = config.redisUrl
     ? createRedisEventBus(config.redisUrl, log, undefined, leaseTtlMs(config))
     : (options.worker?.bus ?? createMemoryEventBus());
-  const cache = answerCache(config, metrics, log, options.now);
+  const keySecret = fleetSecret(config);
+  const cache = answerCache(config, keySecret, metrics, log, options.now);
+  // Cursors the gateway signs (Hubzilla's exact thread pages): every instance of a fleet reads another's.
+  const cursorKey = createHmac('sha256', keySecret).update('duograph cursors').digest('base64url');
   const gate = new RateGate(options.now);
   metrics.rateClosures(() => gate.closures);
   const budgetRedis = config.redisUrl ? storeClient(config.redisUrl, 'duograph-budget', log) : null;
@@ -300,6 +303,7 @@ export function buildApp(options: AppOptions): App {
         gitlab: { client, loaders: new GitlabLoaders(client) },
         hubzilla: createHubzillaContext(hubzilla, request.headers, request.signal, scope),
         defaultPageSize: config.defaultPageSize,
+        cursorKey,
         live: { hub, credentials, signal: request.signal, requireCredentials: config.requireCredentials, receiver: { url: webhookUrl, secret: webhookSecret } },
       };
     },
@@ -482,16 +486,21 @@ export function buildApp(options: AppOptions): App {
  * the webhook secret, which a fleet already shares, derives one; without
  * either, each process has its own, and instances cannot share entries.
  */
-function answerCache(config: Config, metrics: Metrics, log: (message: string) => void, now: (() => number) | undefined): AnswerCache {
+/** The secret every instance of a fleet shares (CACHE_KEY_SECRET, else derived from GITLAB_WEBHOOK_SECRET), else one of this process. */
+function fleetSecret(config: Config): string {
+  return (
+    config.cacheKeySecret ??
+    (config.gitlabWebhookSecret
+      ? createHmac('sha256', config.gitlabWebhookSecret).update('duograph answer cache keys').digest('base64url')
+      : randomBytes(32).toString('base64url'))
+  );
+}
+
+function answerCache(config: Config, keySecret: string, metrics: Metrics, log: (message: string) => void, now: (() => number) | undefined): AnswerCache {
   const store: CacheStore =
     config.cacheStore === 'redis' && config.redisUrl
       ? new RedisStore(config.redisUrl, log)
       : new MemoryStore(config.cacheMaxBytes, () => metrics.cacheEvicted(), now);
-  const keySecret =
-    config.cacheKeySecret ??
-    (config.gitlabWebhookSecret
-      ? createHmac('sha256', config.gitlabWebhookSecret).update('duograph answer cache keys').digest('base64url')
-      : randomBytes(32).toString('base64url'));
   if (store.kind === 'redis' && !config.cacheKeySecret && !config.gitlabWebhookSecret) {
     log('cache: neither CACHE_KEY_SECRET nor GITLAB_WEBHOOK_SECRET is set, so this instance keys the Redis cache alone and shares no entry with others');
   }

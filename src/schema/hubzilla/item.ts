@@ -9,6 +9,7 @@
  * one record by the client. An item keeps the thread it was read with, so
  * `parent` and `comments` cost no further call.
  */
+import { createHmac } from 'node:crypto';
 import { InputError } from '../../errors.js';
 import { threadsOf, type NetworkStreamFilters } from '../../upstreams/hubzilla/client.js';
 import type { ItemRecord } from '../../upstreams/hubzilla/records.js';
@@ -19,7 +20,7 @@ import type { Context } from '../context.js';
 import { localIdOf } from '../global-id.js';
 import { resolveConnection, type ConnectionResult } from '../pagination.js';
 import { checkSize } from '../../upstreams/pagination.js';
-import { threadsAfter, threadsBefore, type Rank, type ThreadWindowFetcher } from '../../upstreams/hubzilla/tied-pages.js';
+import { type CursorSeal, threadsAfter, threadsBefore, type Rank, type ThreadWindowFetcher } from '../../upstreams/hubzilla/tied-pages.js';
 import { Channel, channelLoaders, parseScopedId, scopedId } from './channel.js';
 import { Xchan, xchanByHash, type XchanModel } from './xchan.js';
 
@@ -384,7 +385,7 @@ const NetworkStreamOrder = builder.enumType('NetworkStreamOrder', {
 async function exactThreadPages(
   args: { first?: number | null; after?: string | null; last?: number | null; before?: string | null },
   defaultPageSize: number,
-  source: { fetch: ThreadWindowFetcher<ItemModel>; rankOf: (m: ItemModel) => Rank },
+  source: { fetch: ThreadWindowFetcher<ItemModel>; rankOf: (m: ItemModel) => Rank; seal: CursorSeal },
 ): Promise<ConnectionResult<ItemModel>> {
   const backward = args.last !== null && args.last !== undefined;
   if (backward && (args.before === null || args.before === undefined)) {
@@ -394,8 +395,8 @@ async function exactThreadPages(
     throw new InputError('Page forward (first, after) or backward (last, before), not both.', ['last']);
   if (!backward && args.before != null) throw new InputError('"before" pages backward: give "last" with it.', ['before']);
   const page = backward
-    ? await threadsBefore(source.fetch, source.rankOf, checkSize(args.last, 'last') ?? defaultPageSize, args.before as string)
-    : await threadsAfter(source.fetch, source.rankOf, checkSize(args.first, 'first') ?? defaultPageSize, args.after ?? null);
+    ? await threadsBefore(source.fetch, source.rankOf, checkSize(args.last, 'last') ?? defaultPageSize, args.before as string, source.seal)
+    : await threadsAfter(source.fetch, source.rankOf, checkSize(args.first, 'first') ?? defaultPageSize, args.after ?? null, source.seal);
   return {
     edges: page.items,
     pageInfo: {
@@ -481,6 +482,12 @@ builder.objectFields(Channel, (t) => ({
             return { full: threads.full, items: whole.map((thread): ItemModel => ({ record: thread.top, channel: c.nickname, thread: thread.items })) };
           },
           rankOf: (m) => ({ key: (filters.order === 'post' ? m.record.created : m.record.commented) ?? '', id: m.record.message_id }),
+          // A cursor is this list's: this channel's, under these filters.
+          seal: (text) =>
+            createHmac('sha256', ctx.cursorKey)
+              .update(JSON.stringify([c.nickname, filters, text]))
+              .digest('base64url')
+              .slice(0, 22),
         });
       },
     },

@@ -51,13 +51,24 @@ function precedes(a: Rank, b: Rank): boolean {
   return a.key > b.key || (a.key === b.key && a.id < b.id);
 }
 
-export function encodeThreadCursor(position: Position): string {
-  return Buffer.from(JSON.stringify([position.offset, position.key, position.id])).toString('base64url');
+/**
+ * Signs a cursor's text for one list (its channel and filters): a cursor
+ * names a hub offset to read around, so one the gateway did not issue, or
+ * issued for another list, is refused before any read instead of costing
+ * growing windows.
+ */
+export type CursorSeal = (text: string) => string;
+
+export function encodeThreadCursor(position: Position, seal: CursorSeal): string {
+  const text = Buffer.from(JSON.stringify([position.offset, position.key, position.id])).toString('base64url');
+  return `${text}.${seal(text)}`;
 }
 
-function decodeThreadCursor(cursor: string, argument: string): Position {
+function decodeThreadCursor(cursor: string, argument: string, seal: CursorSeal): Position {
   try {
-    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    const [text = '', signature = ''] = cursor.split('.', 2);
+    if (signature !== seal(text)) throw new InputError(`"${argument}" is not a cursor of this list.`, [argument]);
+    const value: unknown = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
     if (Array.isArray(value) && value.length === 3) {
       const [offset, key, id] = value as unknown[];
       if (Number.isSafeInteger(offset) && (offset as number) >= 0 && typeof key === 'string' && typeof id === 'string') {
@@ -65,7 +76,7 @@ function decodeThreadCursor(cursor: string, argument: string): Position {
       }
     }
   } catch {
-    // Not base64url JSON: refused below.
+    // Not signed here, or not base64url JSON: refused below.
   }
   throw new InputError(`"${argument}" is not a cursor of this list.`, [argument]);
 }
@@ -97,6 +108,13 @@ function ordered<T>(groups: readonly Group<T>[]): { node: T; position: Position 
   );
 }
 
+/** The list changed so much since the cursor was issued (threads deleted above it) that reading back for it found no end: say so rather than end the list. */
+function listMoved(argument: string): InputError {
+  return new InputError(`The list changed too much since "${argument}" was issued (threads were deleted above it); start again from the first page.`, [
+    argument,
+  ]);
+}
+
 function tooManyTies(): UpstreamError {
   return new UpstreamError(`Hubzilla has more than ${MAX_WINDOW} threads with one timestamp: they cannot be paged exactly.`, 'UPSTREAM_ERROR', {
     name: 'hubzilla',
@@ -107,17 +125,26 @@ function tooManyTies(): UpstreamError {
 }
 
 /** The first `first` threads after `after` (or from the start) in the gateway's order. */
-export async function threadsAfter<T>(fetch: ThreadWindowFetcher<T>, rankOf: (item: T) => Rank, first: number, after: string | null): Promise<TiedPage<T>> {
-  const from = after === null ? null : decodeThreadCursor(after, 'after');
+export async function threadsAfter<T>(
+  fetch: ThreadWindowFetcher<T>,
+  rankOf: (item: T) => Rank,
+  first: number,
+  after: string | null,
+  seal: CursorSeal,
+): Promise<TiedPage<T>> {
+  const from = after === null ? null : decodeThreadCursor(after, 'after', seal);
   let start = from === null ? 0 : Math.max(0, from.offset - SLACK);
   let limit = first + 2 * SLACK;
+  let readBack = false;
   for (;;) {
-    if (limit > MAX_WINDOW) throw tooManyTies();
+    if (limit > MAX_WINDOW) throw from !== null && start > 0 && readBack ? listMoved('after') : tooManyTies();
     const { items, full } = await fetch(start, limit);
     const groups = groupsOf(items, start, rankOf);
-    // A first group that may begin before the window and may hold threads after the cursor: read from further back.
+    // A first group that may begin before the window and may hold threads after the cursor, or no thread at all where
+    // threads deleted above the cursor moved the rest up past the window: read from further back.
     const head = groups[0];
-    if (start > 0 && from !== null && head !== undefined && head.key <= from.key) {
+    if (start > 0 && from !== null && (head === undefined || head.key <= from.key)) {
+      readBack = true;
       start = Math.max(0, start - limit);
       limit *= 2;
       continue;
@@ -127,7 +154,7 @@ export async function threadsAfter<T>(fetch: ThreadWindowFetcher<T>, rankOf: (it
     if (candidates.length >= first || !full) {
       const page = candidates.slice(0, first);
       return {
-        items: page.map((c) => ({ node: c.node, cursor: encodeThreadCursor(c.position) })),
+        items: page.map((c) => ({ node: c.node, cursor: encodeThreadCursor(c.position, seal) })),
         hasNextPage: candidates.length > first || full,
         hasPreviousPage: from !== null || start > 0,
       };
@@ -137,8 +164,14 @@ export async function threadsAfter<T>(fetch: ThreadWindowFetcher<T>, rankOf: (it
 }
 
 /** The last `last` threads before `before` in the gateway's order. */
-export async function threadsBefore<T>(fetch: ThreadWindowFetcher<T>, rankOf: (item: T) => Rank, last: number, before: string): Promise<TiedPage<T>> {
-  const to = decodeThreadCursor(before, 'before');
+export async function threadsBefore<T>(
+  fetch: ThreadWindowFetcher<T>,
+  rankOf: (item: T) => Rank,
+  last: number,
+  before: string,
+  seal: CursorSeal,
+): Promise<TiedPage<T>> {
+  const to = decodeThreadCursor(before, 'before', seal);
   let start = Math.max(0, to.offset - last - SLACK);
   let end = to.offset + last + SLACK;
   for (;;) {
@@ -156,7 +189,7 @@ export async function threadsBefore<T>(fetch: ThreadWindowFetcher<T>, rankOf: (i
     if (candidates.length >= last || start === 0) {
       const page = candidates.slice(-last);
       return {
-        items: page.map((c) => ({ node: c.node, cursor: encodeThreadCursor(c.position) })),
+        items: page.map((c) => ({ node: c.node, cursor: encodeThreadCursor(c.position, seal) })),
         hasNextPage: true,
         hasPreviousPage: candidates.length > last || start > 0,
       };
