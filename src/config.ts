@@ -71,6 +71,8 @@ export interface Config {
   readonly requireCredentials: boolean;
   /** Secret GitLab sends in X-Gitlab-Token to /webhooks/gitlab (GITLAB_WEBHOOK_SECRET); null: a random one per process, fine for one instance. */
   readonly gitlabWebhookSecret: string | null;
+  /** The Standard Webhooks signing token GitLab signs deliveries with (GITLAB_WEBHOOK_SIGNING_TOKEN, `whsec_<base64>`); null: X-Gitlab-Token only. */
+  readonly gitlabWebhookSigningToken: string | null;
   /** Largest webhook body accepted, in bytes (WEBHOOK_MAX_BYTES); larger is 413. Default 5 MiB. */
   readonly webhookMaxBytes: number;
   /** First interval of a shared job poller, in ms (POLL_INTERVAL_MS); reset on every change. Default 5,000. */
@@ -564,6 +566,18 @@ const OPTIONS = [
     parse: secret,
   },
   {
+    key: 'gitlabWebhookSigningToken',
+    env: 'GITLAB_WEBHOOK_SIGNING_TOKEN',
+    flag: '--gitlab-webhook-signing-token',
+    help: 'whsec_<base64> token GitLab (19.0+) signs webhook deliveries with; registered hooks get it (default: none)',
+    parse: (raw: string, name: string): string => {
+      const value = raw.trim();
+      const key = /^whsec_([A-Za-z0-9+/]+={0,2})$/.exec(value)?.[1];
+      if (!key || Buffer.from(key, 'base64').length < 24) throw new ConfigError(`${name} must be "whsec_" and at least 24 bytes in base64`);
+      return value;
+    },
+  },
+  {
     key: 'webhookMaxBytes',
     env: 'WEBHOOK_MAX_BYTES',
     flag: '--webhook-max-bytes',
@@ -748,6 +762,7 @@ const DEFAULTS: Config = {
   sandboxHubzillaVersion: '8.8',
   requireCredentials: false,
   gitlabWebhookSecret: null,
+  gitlabWebhookSigningToken: null,
   webhookMaxBytes: 5 * 1024 * 1024,
   pollIntervalMs: 5_000,
   pollMaxIntervalMs: 60_000,

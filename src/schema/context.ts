@@ -43,5 +43,5 @@ export interface LiveContext {
   /** Subscriptions without a credential are refused (REQUIRE_CREDENTIALS). */
   requireCredentials: boolean;
   /** Where GitLab should post webhooks (null before the server listens without PUBLIC_URL) and the token it must send. */
-  receiver: { url(): string | null; secret: string };
+  receiver: { url(): string | null; secret: string; signingToken: string | null };
 }

@@ -304,7 +304,13 @@ export function buildApp(options: AppOptions): App {
         hubzilla: createHubzillaContext(hubzilla, request.headers, request.signal, scope),
         defaultPageSize: config.defaultPageSize,
         cursorKey,
-        live: { hub, credentials, signal: request.signal, requireCredentials: config.requireCredentials, receiver: { url: webhookUrl, secret: webhookSecret } },
+        live: {
+          hub,
+          credentials,
+          signal: request.signal,
+          requireCredentials: config.requireCredentials,
+          receiver: { url: webhookUrl, secret: webhookSecret, signingToken: config.gitlabWebhookSigningToken },
+        },
       };
     },
   });
@@ -353,7 +359,17 @@ export function buildApp(options: AppOptions): App {
     )
       return;
     if (metrics.handle(req, res)) return;
-    if (handleGitlabWebhook(req, res, { secret: webhookSecret, maxBytes: config.webhookMaxBytes, hub, cache, log })) return;
+    if (
+      handleGitlabWebhook(req, res, {
+        secret: webhookSecret,
+        signingToken: config.gitlabWebhookSigningToken,
+        maxBytes: config.webhookMaxBytes,
+        hub,
+        cache,
+        log,
+      })
+    )
+      return;
     if (handleDownload(req, res, gitlab, scope) || handleHubzillaDownload(req, res, hubzilla, scope)) return;
     if (
       handleMcp(req, res, {

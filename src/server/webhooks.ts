@@ -2,12 +2,16 @@
  * POST /webhooks/gitlab: GitLab job and pipeline webhooks, in the payload
  * format GitLab sends (reference/gitlab/webhooks/), published to subscribers.
  *
- * In order: the path and method; X-Gitlab-Token against the configured
- * secret in constant time (SHA-256 of both, then timingSafeEqual, so neither
- * the length nor a prefix leaks), 401 otherwise, before any body is read;
+ * In order: the path and method; a delivery GitLab signed (Standard
+ * Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature`, where
+ * GITLAB_WEBHOOK_SIGNING_TOKEN is set) is judged by its signature and a
+ * timestamp within 5 minutes, once its body is read; any other by
+ * X-Gitlab-Token against the configured secret in constant time (SHA-256 of
+ * both, then timingSafeEqual, so neither the length nor a prefix leaks), 401
+ * otherwise, before any body is read;
  * the body capped at WEBHOOK_MAX_BYTES (413) and parsed (400 when it is not
  * JSON or not a well-formed job or pipeline event); redeliveries dropped by
- * Idempotency-Key (the same on GitLab's retries and "Resend"), by the
+ * `webhook-id` and Idempotency-Key (the same on GitLab's retries and "Resend"), by the
  * X-Gitlab-Event-UUID with the reported state, and by the body itself
  * (GitLab before 17.4 sends no Idempotency-Key, before 16.2 no UUID).
  * Other event kinds are answered 200 and ignored, as GitLab's receiver
@@ -16,6 +20,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import type { SubscriptionHub } from '../subscriptions/hub.js';
 import { readWebhookEvent } from '../subscriptions/webhook-events.js';
 import type { AnswerCache } from '../upstreams/answer-cache.js';
@@ -25,6 +30,8 @@ export const GITLAB_WEBHOOK_PATH = '/webhooks/gitlab';
 
 export interface WebhookReceiverOptions {
   secret: string;
+  /** GITLAB_WEBHOOK_SIGNING_TOKEN (`whsec_…`): signed deliveries are verified with it. */
+  signingToken?: string | null;
   maxBytes: number;
   hub: SubscriptionHub;
   /** The answer cache: each event drops its project's job and pipeline answers, in every instance, before it is published. */
@@ -50,7 +57,7 @@ function reply(res: ServerResponse, status: number, body: Record<string, unknown
   res.end(text);
 }
 
-function header(req: IncomingMessage, name: string): string | undefined {
+function header(req: Pick<IncomingMessage, 'headers'>, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
@@ -82,6 +89,27 @@ function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer | null
   });
 }
 
+/**
+ * Why a signed delivery is refused, or null when it verifies: one of its
+ * signatures is the HMAC-SHA256 of `id.timestamp.body` under the token's key
+ * and its timestamp is within 5 minutes of now (standardwebhooks, the
+ * Standard Webhooks reference library).
+ */
+export function signatureRefusal(req: Pick<IncomingMessage, 'headers'>, body: Buffer, signingToken: string): string | null {
+  const headers = {
+    'webhook-id': header(req, 'webhook-id') ?? '',
+    'webhook-timestamp': header(req, 'webhook-timestamp') ?? '',
+    'webhook-signature': header(req, 'webhook-signature') ?? '',
+  };
+  try {
+    new Webhook(signingToken).verify(body, headers, { jsonParse: false });
+    return null;
+  } catch (error) {
+    const reason = error instanceof WebhookVerificationError ? error.message : 'it could not be verified';
+    return `The webhook signature was refused: ${reason.slice(0, 100)}.`;
+  }
+}
+
 /** The longest the receiver waits to record and publish an event (Redis paused, say) before answering 503: well inside GitLab's 10 s. */
 const PUBLISH_DEADLINE_MS = 5_000;
 
@@ -102,7 +130,8 @@ async function receive(req: IncomingMessage, res: ServerResponse, options: Webho
     reply(res, 405, { error: 'Use POST.' }, { allow: 'POST' });
     return;
   }
-  if (!tokenMatches(header(req, 'x-gitlab-token'), options.secret)) {
+  const signed = options.signingToken ? header(req, 'webhook-signature') !== undefined : false;
+  if (!signed && !tokenMatches(header(req, 'x-gitlab-token'), options.secret)) {
     req.resume();
     reply(res, 401, { error: 'X-Gitlab-Token is missing or wrong.' });
     return;
@@ -116,6 +145,13 @@ async function receive(req: IncomingMessage, res: ServerResponse, options: Webho
   if (body === null) {
     refuseOversized(req, res, options.maxBytes, { error: `The body is larger than ${options.maxBytes} bytes.` });
     return;
+  }
+  if (signed) {
+    const refusal = signatureRefusal(req, body, options.signingToken as string);
+    if (refusal) {
+      reply(res, 401, { error: refusal });
+      return;
+    }
   }
   let parsed: unknown;
   try {
@@ -131,6 +167,9 @@ async function receive(req: IncomingMessage, res: ServerResponse, options: Webho
     return;
   }
   const keys: [string, ...string[]] = [`body:${createHash('sha256').update(body).digest('hex')}`];
+  // GitLab repeats a signed delivery's webhook-id on its retries and on "Resend".
+  const webhookId = signed ? header(req, 'webhook-id') : undefined;
+  if (webhookId) keys.push(`webhook-id:${webhookId}`);
   const idempotencyKey = header(req, 'idempotency-key');
   if (idempotencyKey && idempotencyKey.length <= 200) keys.push(`idempotency:${idempotencyKey}`);
   // The event UUID alone is shared by "recursive" hooks (a receiver that retries a job), so it is keyed with the state.

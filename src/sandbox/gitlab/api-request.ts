@@ -22,6 +22,8 @@ export interface SandboxRuntime {
   hookDelete: 'spec' | 'gitlab';
   /** Whether the job log endpoint answers `Range: bytes=N-` with 206 (GitLab's API does not: false by default). */
   traceRanges: boolean;
+  /** GitLab 19.0+ with webhook signing on: hooks take `signing_token`, say `token_present`/`signing_token_present`, and deliveries are signed. */
+  webhookSigning: boolean;
 }
 
 /** What a route handler gets: the caller, decoded path parameters, parameters and files. */

@@ -438,6 +438,7 @@ function seedHooks(store: GitlabStore): void {
     customWebhookTemplate: null,
     customHeaders: new Map([['X-Chat-Channel', 'seeded-header-secret']]),
     urlVariables: new Map(),
+    signingToken: null,
   });
   store.hooks.set(2, {
     id: 2,
@@ -454,6 +455,7 @@ function seedHooks(store: GitlabStore): void {
     customWebhookTemplate: null,
     customHeaders: new Map(),
     urlVariables: new Map(),
+    signingToken: null,
   });
   store.reserveId('hook', 2);
 }

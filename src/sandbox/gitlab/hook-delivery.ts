@@ -13,6 +13,7 @@
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { Webhook } from 'standardwebhooks';
 import type { CiEvent } from './ci-runner.js';
 import { jobEventPayload, pipelineEventPayload } from './hook-payloads.js';
 import { WEB_BASE } from './project-records.js';
@@ -43,7 +44,11 @@ export class HookDeliverer {
   readonly deliveries: HookDelivery[] = [];
   private readonly inFlight = new Set<Promise<void>>();
 
-  constructor(private readonly store: GitlabStore) {}
+  constructor(
+    private readonly store: GitlabStore,
+    /** The clock of signature timestamps. */
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Sends a CI event to every hook of its project that subscribes to it. */
   deliver(event: CiEvent): void {
@@ -68,6 +73,7 @@ export class HookDeliverer {
       };
       // WebHookService strips line breaks from the token before sending it.
       if (hook.token) headers['X-Gitlab-Token'] = hook.token.replace(/[\r\n]/g, '');
+      if (hook.signingToken) Object.assign(headers, standardSignature(hook.signingToken, body, this.now()));
       for (const [name, value] of hook.customHeaders) headers[name] = value;
       // WebHookService#interpolated_url: `{name}` parts of the URL take the hook's URL variables.
       const url = hook.url.replace(/\{([A-Za-z0-9_]+)\}/g, (part, name: string) => hook.urlVariables.get(name) ?? part);
@@ -82,6 +88,19 @@ export class HookDeliverer {
   async flush(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
   }
+}
+
+/**
+ * Standard Webhooks headers, as GitLab 19.0+ signs deliveries
+ * (WebHooks::SignatureService, MR 230944): `webhook-id` (the same on
+ * retries), `webhook-timestamp` (seconds), and `webhook-signature` `v1,`
+ * and the base64 HMAC-SHA256 of `id.timestamp.body` keyed by the base64 part
+ * of the `whsec_` token.
+ */
+export function standardSignature(signingToken: string, body: string, nowMs: number): Record<string, string> {
+  const id = `msg_${randomUUID()}`;
+  const signature = new Webhook(signingToken).sign(id, new Date(nowMs), body);
+  return { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(nowMs / 1000)), 'webhook-signature': signature };
 }
 
 function send(delivery: HookDelivery, verifyTls: boolean): Promise<void> {

@@ -17,8 +17,8 @@ import { ACCESS, HOOK_EVENTS, type HookEvent, type SandboxHook, type SandboxProj
 
 const BRANCH_FILTER_STRATEGIES = ['wildcard', 'regex', 'all_branches'] as const;
 
-/** API::Entities::ProjectHook. */
-export function hookRecord(hook: SandboxHook): JsonObject {
+/** API::Entities::ProjectHook; `token_present` and `signing_token_present` as GitLab 19.0 adds them (MR 231325), where the sandbox plays it. */
+export function hookRecord(hook: SandboxHook, signing = false): JsonObject {
   const events = Object.fromEntries(HOOK_EVENTS.map((event) => [event, hook.events[event]]));
   return {
     id: hook.id,
@@ -37,6 +37,7 @@ export function hookRecord(hook: SandboxHook): JsonObject {
     custom_headers: [...hook.customHeaders.keys()].map((key) => ({ key })),
     custom_webhook_template: hook.customWebhookTemplate,
     created_at: formatTime(hook.createdAt),
+    ...(signing ? { token_present: hook.token !== null, signing_token_present: hook.signingToken !== null } : {}),
   };
 }
 
@@ -65,6 +66,7 @@ function validUrl(url: string): boolean {
 interface HookInput {
   url?: string;
   token?: string;
+  signingToken?: string;
   name?: string;
   description?: string;
   events: Partial<Record<HookEvent, boolean>>;
@@ -90,6 +92,7 @@ function readHookInput(params: Params, form: 'add' | 'edit'): HookInput {
   return {
     url: params.raw('url'),
     token: params.raw('token'),
+    signingToken: params.raw('signing_token'),
     name: params.raw('name'),
     description: params.raw('description'),
     events,
@@ -120,7 +123,7 @@ export const listHooks: RouteHandler = (request) => {
   if ('status' in project) return project;
   const hooks = [...request.store.hooks.values()].filter((hook) => hook.projectId === project.id).sort((a, b) => a.id - b.id);
   const page = paginate(hooks, pageRequest, { url: request.requestUrl, query: request.query });
-  return { status: 200, body: page.items.map(hookRecord), headers: page.headers };
+  return { status: 200, body: page.items.map((hook) => hookRecord(hook, request.runtime.webhookSigning)), headers: page.headers };
 };
 
 /** GET /projects/:id/hooks/:hook_id */
@@ -128,7 +131,7 @@ export const getHook: RouteHandler = (request) => {
   const project = adminProject(request);
   if ('status' in project) return project;
   const hook = findHook(request, project);
-  return hook ? { status: 200, body: hookRecord(hook) } : RECORD_NOT_FOUND;
+  return hook ? { status: 200, body: hookRecord(hook, request.runtime.webhookSigning) } : RECORD_NOT_FOUND;
 };
 
 /** POST /projects/:id/hooks: 201; `url` is required; push_events defaults to true, SSL verification on. */
@@ -150,6 +153,8 @@ export const addHook: RouteHandler = (request) => {
     name: input.name ?? '',
     description: input.description ?? '',
     token: input.token || null,
+    // Before 19.0, or with the feature off, GitLab ignores the field.
+    signingToken: request.runtime.webhookSigning ? input.signingToken || null : null,
     createdAt: request.runtime.clock.now(),
     events,
     pushEventsBranchFilter: input.pushEventsBranchFilter ?? '',
@@ -160,7 +165,7 @@ export const addHook: RouteHandler = (request) => {
     urlVariables: input.urlVariables ?? new Map(),
   };
   request.store.hooks.set(hook.id, hook);
-  return { status: 201, body: hookRecord(hook) };
+  return { status: 201, body: hookRecord(hook, request.runtime.webhookSigning) };
 };
 
 /** PUT /projects/:id/hooks/:hook_id: every field optional (current GitLab; the spec's GitLab required url). */
@@ -181,6 +186,7 @@ export const editHook: RouteHandler = (request) => {
     if (input.token === undefined) hook.token = null;
   }
   if (input.token !== undefined) hook.token = input.token || null;
+  if (input.signingToken !== undefined && request.runtime.webhookSigning) hook.signingToken = input.signingToken || null;
   if (input.name !== undefined) hook.name = input.name;
   if (input.description !== undefined) hook.description = input.description;
   Object.assign(hook.events, input.events);
@@ -190,7 +196,7 @@ export const editHook: RouteHandler = (request) => {
   if (input.customWebhookTemplate !== undefined) hook.customWebhookTemplate = input.customWebhookTemplate || null;
   if (input.customHeaders !== undefined) hook.customHeaders = input.customHeaders;
   if (input.urlVariables !== undefined) hook.urlVariables = input.urlVariables;
-  return { status: 200, body: hookRecord(hook) };
+  return { status: 200, body: hookRecord(hook, request.runtime.webhookSigning) };
 };
 
 /**
@@ -206,5 +212,5 @@ export const deleteHook: RouteHandler = (request) => {
   const spec = request.runtime.hookDelete === 'spec';
   if (!hook) return spec ? { status: 204 } : RECORD_NOT_FOUND;
   request.store.hooks.delete(hook.id);
-  return spec ? { status: 200, body: hookRecord(hook) } : { status: 204 };
+  return spec ? { status: 200, body: hookRecord(hook, request.runtime.webhookSigning) } : { status: 204 };
 };

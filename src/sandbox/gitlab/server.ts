@@ -84,6 +84,8 @@ export interface GitlabSandboxOptions {
   hookDelete?: 'spec' | 'gitlab';
   /** Whether GET …/jobs/:id/trace honours `Range: bytes=N-` (206); GitLab's API sends the whole log (false, the default). */
   traceRanges?: boolean;
+  /** Plays GitLab 19.0+ with its webhook_signing_token feature on: hooks keep a `signing_token` and deliveries carry Standard Webhooks signatures (default off: the token is ignored, as before 19.0). */
+  webhookSigning?: boolean;
   /**
    * Gives job LARGE_ARTIFACT_JOB_ID (1007) an archive holding one stored,
    * generated file LARGE_ARTIFACT_PATH of this many bytes, produced chunk by
@@ -167,6 +169,7 @@ export async function startGitlabSandbox(options: GitlabSandboxOptions = {}): Pr
     bulkJobs: options.bulkJobs,
     extraTokens: options.extraTokens,
   });
+  // Signature timestamps are the wall clock's, as the receiver's 5-minute window is, even when the sandbox's clock is moved by hand.
   const deliverer = new HookDeliverer(store);
   ci = new CiRunner(store, (event) => deliverer.deliver(event));
   ci.clock = clock;
@@ -177,6 +180,7 @@ export async function startGitlabSandbox(options: GitlabSandboxOptions = {}): Pr
     playStatus: options.playStatus ?? 'pending',
     hookDelete: options.hookDelete ?? 'spec',
     traceRanges: options.traceRanges ?? false,
+    webhookSigning: options.webhookSigning ?? false,
   };
   const maxBodyBytes = options.maxBodyBytes ?? 20 * 1_048_576;
   const throttle = new SandboxThrottle(options.rateLimitPerMinute ?? 0, () => clock.now(), options.rateLimitHeaders ?? false);

@@ -230,6 +230,8 @@ export interface SandboxHook {
   description: string;
   /** The write-only secret, sent as X-Gitlab-Token; never rendered. */
   token: string | null;
+  /** The write-only Standard Webhooks signing token (`whsec_…`, GitLab 19.0+ with webhook signing on); deliveries are signed with it. */
+  signingToken: string | null;
   createdAt: number;
   events: Record<HookEvent, boolean>;
   pushEventsBranchFilter: string;

@@ -256,10 +256,15 @@ builder.mutationField('jobStatusWebhookRegister', (t) =>
       if (url === null)
         return { hook: null, errors: [{ message: 'The gateway does not know its public URL: set PUBLIC_URL.', field: [], code: 'NOT_ALLOWED' as const }] };
       const projectId = projectIdFromArg(String(input.projectId), 'projectId');
-      const params = { url, token: ctx.live.receiver.secret, job_events: true, pipeline_events: true, push_events: false, enable_ssl_verification: true };
+      const { secret, signingToken } = ctx.live.receiver;
+      const params = { url, token: secret, job_events: true, pipeline_events: true, push_events: false, enable_ssl_verification: true };
       const { result, errors } = await runMutation(async () => {
         const existing = (await ctx.gitlab.client.listHooks(projectId, { page: 1, perPage: 100 })).items.find((hook) => hook.url === url);
-        const hook = existing ? await ctx.gitlab.client.updateHook(projectId, existing.id, params) : await ctx.gitlab.client.createHook(projectId, params);
+        // With a signing token, GitLab 19.0+ signs each delivery and the shared X-Gitlab-Token is not sent at all;
+        // an older GitLab ignores signing_token (signing_token_present is not true): the hook then keeps the token.
+        const signed = signingToken ? { ...params, token: '', signing_token: signingToken } : params;
+        let hook = existing ? await ctx.gitlab.client.updateHook(projectId, existing.id, signed) : await ctx.gitlab.client.createHook(projectId, signed);
+        if (signingToken && hook.signing_token_present !== true) hook = await ctx.gitlab.client.updateHook(projectId, hook.id, params);
         return hook;
       });
       return { hook: result, errors };

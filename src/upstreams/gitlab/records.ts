@@ -157,6 +157,8 @@ export type LanguagesRecord = Record<string, number>;
 /** A project webhook. The secret `token` is write-only: GitLab never returns it. */
 export interface HookRecord {
   id: number;
+  /** GitLab 19.0+: whether the hook keeps a Standard Webhooks signing token (signs its deliveries). */
+  signing_token_present?: boolean;
   url: string;
   project_id: number;
   created_at: string;
