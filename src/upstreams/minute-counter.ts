@@ -78,6 +78,13 @@ export class MinuteCounter {
     return { used: mine.used, leftMs, window };
   }
 
+  /** Raises `key`'s count in `window` to `count` when it is lower (what another counter saw: GitLab's own). */
+  async raise(key: string, count: number, window: number): Promise<void> {
+    if (window !== this.minute().window) return;
+    const { used } = await this.get(key);
+    if (used < count) await this.add(key, count - used);
+  }
+
   /** Takes back `n` counted for `key` in `window` (this minute by default): what was counted but did not happen. A minute past is past. */
   async giveBack(key: string, n = 1, window = this.minute().window): Promise<void> {
     if (window !== this.minute().window) return;

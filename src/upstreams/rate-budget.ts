@@ -98,11 +98,25 @@ export class RateBudget {
     await Promise.all([this.counter.giveBack(from), this.counter.add(to), share]);
   }
 
-  /** Learns GitLab's limit from an answer's `RateLimit-Limit` (sent with a 429, or on every answer where the instance is set to). */
-  observe(headers: Readonly<Record<string, string | undefined>>): void {
+  /**
+   * Learns from an answer's `RateLimit-*` headers (sent with a 429, or on
+   * every answer where the instance turns that on): GitLab's limit, and its
+   * count of `who`'s calls this minute (`RateLimit-Observed`), which the
+   * budget takes when it is higher than its own, so calls the same user made
+   * elsewhere (another tool, another gateway) are counted too.
+   */
+  observe(headers: Readonly<Record<string, string | undefined>>, who: string | null): void {
     const limit = Number(headers['ratelimit-limit']);
     const name = headers['ratelimit-name'] ?? '';
     if (!Number.isSafeInteger(limit) || limit <= 0 || !name.startsWith('throttle_')) return;
-    this.learned.set(name.startsWith('throttle_unauthenticated') ? 'unauthenticated' : 'authenticated', limit);
+    const anonymous = name.startsWith('throttle_unauthenticated');
+    this.learned.set(anonymous ? 'unauthenticated' : 'authenticated', limit);
+    const observed = Number(headers['ratelimit-observed']);
+    const reset = Number(headers['ratelimit-reset']);
+    // A lookup's answer counts a user the budget does not know yet (who is still the anonymous one): nothing to raise.
+    const key = anonymous ? ANONYMOUS : who === ANONYMOUS ? null : who;
+    // Only a count of GitLab's current window: RateLimit-Reset is its end, in seconds since the epoch.
+    if (key === null || key === 'refused' || !Number.isSafeInteger(observed) || !Number.isSafeInteger(reset)) return;
+    void this.counter.raise(key, observed, reset / 60 - 1);
   }
 }

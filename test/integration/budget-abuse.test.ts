@@ -99,6 +99,34 @@ describe('one GitLab budget per identity GitLab counts', () => {
   });
 });
 
+describe("GitLab's own count, where it sends one", () => {
+  let t: TestApp;
+  const clock = MANUAL_CLOCK_START;
+  beforeAll(async () => {
+    // GitLab sends RateLimit-* on every answer (its rate_limiting_headers_for_unthrottled_requests flag), limit 10 a minute.
+    t = await createTestApp({ sandbox: { clock: 'manual', rateLimitPerMinute: 10, rateLimitHeaders: true }, app: { now: () => clock } });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('follows RateLimit-Observed, so calls the same user made elsewhere count too, and GitLab never has to refuse', async () => {
+    // The gateway learns the limit and who demo is.
+    expect((await t.gql(CORE)).data).toEqual({ project: { name: 'Core', starCount: expect.any(Number) } });
+    // Another tool of demo's spends five calls straight at GitLab.
+    for (let i = 0; i < 5; i++) expect((await fetch(`${t.sandbox.url}${CORE_PATH}`, { headers: { 'private-token': 'demo-token' } })).status).toBe(200);
+    const before = await upstreamStatus(t, 429);
+    t.resetCalls();
+    const answers = [];
+    for (let i = 0; i < 4; i++) answers.push(await t.gql(CORE));
+    // The lookup of who demo is (GitLab's 7th call of demo's), then reads: GitLab's count on their answers tells the gateway
+    // that three were left, and it refuses the fourth itself.
+    expect(answers.map((a) => (a.data?.project ? 'ok' : a.errors?.[0]?.extensions?.code))).toEqual(['ok', 'ok', 'ok', 'UPSTREAM_RATE_LIMITED']);
+    expect(t.calls()).toHaveLength(4);
+    expect(await upstreamStatus(t, 429)).toBe(before);
+  });
+});
+
 describe('the inbound allowance reserves before it runs, and charges subscriptions', () => {
   let t: TestApp;
   let clock = MANUAL_CLOCK_START;
