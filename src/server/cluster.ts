@@ -52,6 +52,12 @@ export interface Primary {
 
 /** Starts the workers and serves their requests to the group. */
 export function startPrimary(options: PrimaryOptions): Primary {
+  // The workers accept from the shared socket themselves. Under round-robin the primary hands each connection to a
+  // worker, and one handed to a worker that was just killed, before the primary heard, is lost: the client waits for
+  // ever (1 of 10 connections opened right after a SIGKILL, every time; nodejs/node#3551). A connection nobody
+  // accepted waits in the socket's backlog for the worker that lives. The kernel spreads connections less evenly than
+  // round-robin: NODE_CLUSTER_SCHED_POLICY=rr, Node's own setting, brings round-robin back, with that risk.
+  if (!process.env.NODE_CLUSTER_SCHED_POLICY) cluster.schedulingPolicy = cluster.SCHED_NONE;
   const aggregator = new AggregatorRegistry();
   const dedup = new MemoryDedup();
   const leases = new LeaseTable();
