@@ -165,10 +165,10 @@ export function buildApp(options: AppOptions): App {
   const cache = answerCache(config, keySecret, metrics, log, options.now);
   // Cursors the gateway signs (Hubzilla's exact thread pages): every instance of a fleet reads another's.
   const cursorKey = createHmac('sha256', keySecret).update('duograph cursors').digest('base64url');
-  const gate = new RateGate(options.now);
+  const identities = new GitlabIdentities(options.now);
+  const gate = new RateGate(options.now, (credentials) => identities.known(credentials));
   metrics.rateClosures(() => gate.closures);
   const budgetRedis = config.redisUrl ? storeClient(config.redisUrl, 'duograph-budget', log) : null;
-  const identities = new GitlabIdentities(options.now);
   const callBudget = new RateBudget({
     perMinute: config.gitlabRateLimitPerMinute,
     reserve: config.rateLimitReserve,

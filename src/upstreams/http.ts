@@ -888,7 +888,12 @@ export class HttpClient {
    */
   private async spend(request: UpstreamRequest, info: UpstreamInfo): Promise<void> {
     const budget = this.budget as RateBudget;
-    const who = request.budgetKey ?? (await this.whoCounts(request, info));
+    let who = request.budgetKey;
+    if (who === undefined) {
+      who = await this.whoCounts(request, info);
+      // Now that GitLab's user is known, a 429 another of its tokens drew holds this one back too.
+      this.enterGate(request, info);
+    }
     const left = await budget.take(who, request.background === true, request.scope?.clientAddress);
     if (left === 0) return;
     const whose =

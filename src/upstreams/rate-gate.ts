@@ -61,7 +61,17 @@ export class RateGate {
   private channel: RateChannel | null = null;
   private stopListening: () => void = () => {};
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly now: () => number = Date.now,
+    /** Whom GitLab counts credentials against, when known (identities.ts): a 429 for one of a user's tokens holds back all of them. */
+    private readonly identityOf: (credentials: Readonly<Record<string, string>> | undefined) => string | null = () => null,
+  ) {}
+
+  /** The scope a closure covers: the GitLab user where known, else the credentials. */
+  private scopeOf(upstream: string, credentials: Readonly<Record<string, string>> | undefined): string {
+    const identity = upstream === 'gitlab' ? this.identityOf(credentials) : null;
+    return identity?.startsWith('user:') ? identity : credentialDigest(upstream, credentials);
+  }
 
   /** Takes closures from the other instances, and sends them this one's. */
   listen(channel: RateChannel): void {
@@ -73,7 +83,7 @@ export class RateGate {
   /** Milliseconds until a call of this scope and route may go out; 0 when it may now. */
   closedFor(upstream: string, credentials: Readonly<Record<string, string>> | undefined, route: string): number {
     if (this.closed.size === 0) return 0;
-    const scope = credentialDigest(upstream, credentials);
+    const scope = this.scopeOf(upstream, credentials);
     const now = this.now();
     let left = 0;
     for (const key of [`${upstream}|${scope}|*`, `${upstream}|${scope}|${route}`]) {
@@ -100,7 +110,7 @@ export class RateGate {
     const wait = retryAfter ?? (Number.isFinite(reset) && reset > 0 ? reset * 1000 - now : DEFAULT_CLOSED_MS);
     const name = headers['ratelimit-name'] ?? '';
     const closure: Closure = {
-      key: `${upstream}|${credentialDigest(upstream, credentials)}|${name.startsWith('throttle_') ? '*' : route}`,
+      key: `${upstream}|${this.scopeOf(upstream, credentials)}|${name.startsWith('throttle_') ? '*' : route}`,
       until: now + Math.min(Math.max(wait, 0), MAX_CLOSED_MS),
     };
     this.close(closure);

@@ -99,6 +99,38 @@ describe('one GitLab budget per identity GitLab counts', () => {
   });
 });
 
+describe('a 429 from GitLab holds back every token of its user', () => {
+  let t: TestApp;
+  const clock = MANUAL_CLOCK_START;
+  beforeAll(async () => {
+    t = await createTestApp({ sandbox: { clock: 'manual', extraTokens: 1 }, env: { GITLAB_RATE_LIMIT_PER_MINUTE: '100' }, app: { now: () => clock } });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('closes the user, not the header spelling', async () => {
+    // Both of demo's tokens are known to the gateway (looked up once each).
+    for (const token of ['demo-token', 'user-1-token']) expect((await t.gql(CORE, {}, { token })).errors).toBeUndefined();
+    t.sandbox.addFault({
+      method: 'GET',
+      path: CORE_PATH,
+      status: 429,
+      headers: { 'Retry-After': '40', 'RateLimit-Name': 'throttle_authenticated_api', 'RateLimit-Limit': '100' },
+      body: 'Retry later\n',
+      times: 1,
+    });
+    expect((await t.gql(CORE)).errors?.[0]?.extensions?.code).toBe('UPSTREAM_RATE_LIMITED');
+    t.resetCalls();
+    const other = await t.gql(CORE, {}, { token: null, headers: { authorization: 'Bearer user-1-token' } });
+    expect(other.errors?.[0]?.message).toMatch(/rate limiting these credentials; no call is sent for 40 s/);
+    // Bearer user-1-token is a new spelling: looked up (its user is demo), then held back without its read.
+    expect(t.calls({ path: CORE_PATH })).toHaveLength(0);
+    // alice is another user.
+    expect((await t.gql(CORE, {}, { token: 'alice-token' })).errors).toBeUndefined();
+  });
+});
+
 describe("GitLab's own count, where it sends one", () => {
   let t: TestApp;
   const clock = MANUAL_CLOCK_START;
