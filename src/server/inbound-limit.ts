@@ -101,40 +101,29 @@ export class InboundAllowance {
 
   /** Reserves before an operation runs and settles when it ends (a subscription: once its first event is out, or it ends). */
   plugin(): Plugin {
+    // The operation's context once its reservation holds; null when it was refused (and answered with the refusal).
+    const admit = async (contextValue: unknown, refuse: (result: { errors: ReturnType<typeof createGraphQLError>[] }) => void) => {
+      const context = contextValue as unknown as Context;
+      const refusal = await this.reserve(context);
+      if (refusal) refuse(refusal);
+      return refusal ? null : context;
+    };
+    // A single result settles at once; a stream when it ends, and a subscription's already with its first event.
+    const settleWith = (scope: RequestScope, onFirst: boolean) => (result: object) => {
+      if (!(Symbol.asyncIterator in result)) {
+        this.settle(scope);
+        return;
+      }
+      return { onNext: onFirst ? () => this.settle(scope) : undefined, onEnd: () => this.settle(scope) };
+    };
     return {
       onExecute: async ({ args, setResultAndStopExecution }) => {
-        const context = args.contextValue as unknown as Context;
-        const refusal = await this.reserve(context);
-        if (refusal) {
-          setResultAndStopExecution(refusal);
-          return;
-        }
-        return {
-          onExecuteDone: ({ result }) => {
-            if (!(Symbol.asyncIterator in result)) {
-              this.settle(context.scope);
-              return;
-            }
-            return { onEnd: () => this.settle(context.scope) };
-          },
-        };
+        const context = await admit(args.contextValue, setResultAndStopExecution);
+        if (context) return { onExecuteDone: ({ result }) => settleWith(context.scope, false)(result) };
       },
       onSubscribe: async ({ args, setResultAndStopExecution }) => {
-        const context = args.contextValue as unknown as Context;
-        const refusal = await this.reserve(context);
-        if (refusal) {
-          setResultAndStopExecution(refusal);
-          return;
-        }
-        return {
-          onSubscribeResult: ({ result }) => {
-            if (!(Symbol.asyncIterator in result)) {
-              this.settle(context.scope);
-              return;
-            }
-            return { onNext: () => this.settle(context.scope), onEnd: () => this.settle(context.scope) };
-          },
-        };
+        const context = await admit(args.contextValue, setResultAndStopExecution);
+        if (context) return { onSubscribeResult: ({ result }) => settleWith(context.scope, true)(result) };
       },
     };
   }

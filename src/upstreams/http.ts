@@ -863,7 +863,7 @@ export class HttpClient {
   /** What an answer teaches: a 429 closes its scope (rate-gate.ts), a limit GitLab names is learnt, a 401 refuses the credentials for a while. */
   private learn(request: UpstreamRequest, status: number, headers: Readonly<Record<string, string | undefined>>): void {
     this.gate?.observe(this.name, request.headers, routeTemplate(request.path, this.routeWords), status, headers);
-    this.budget?.observe(headers, request.budgetKey ?? this.identities?.known(request.headers) ?? null);
+    this.budget?.observe(headers, () => request.budgetKey ?? this.identities?.known(request.headers) ?? null);
     if (status === 401) this.identities?.refused(request.headers);
   }
 

@@ -105,7 +105,7 @@ export class RateBudget {
    * budget takes when it is higher than its own, so calls the same user made
    * elsewhere (another tool, another gateway) are counted too.
    */
-  observe(headers: Readonly<Record<string, string | undefined>>, who: string | null): void {
+  observe(headers: Readonly<Record<string, string | undefined>>, whoOf: () => string | null): void {
     const limit = Number(headers['ratelimit-limit']);
     const name = headers['ratelimit-name'] ?? '';
     if (!Number.isSafeInteger(limit) || limit <= 0 || !name.startsWith('throttle_')) return;
@@ -114,6 +114,7 @@ export class RateBudget {
     const observed = Number(headers['ratelimit-observed']);
     const reset = Number(headers['ratelimit-reset']);
     // A lookup's answer counts a user the budget does not know yet (who is still the anonymous one): nothing to raise.
+    const who = anonymous ? ANONYMOUS : whoOf();
     const key = anonymous ? ANONYMOUS : who === ANONYMOUS ? null : who;
     // Only a count of GitLab's current window: RateLimit-Reset is its end, in seconds since the epoch.
     if (key === null || key === 'refused' || !Number.isSafeInteger(observed) || !Number.isSafeInteger(reset)) return;
