@@ -220,6 +220,22 @@ describe('stream', () => {
     expect(t.hubzillaCalls({ path: 'item/full' })).toHaveLength(0);
   });
 
+  it('refuses a networkStream cursor it did not issue, or issued for other filters, before any hub read', async () => {
+    const page = await hz('{ channel { networkStream(first: 2) { pageInfo { endCursor } } } }');
+    const cursor: string = page.data.channel.networkStream.pageInfo.endCursor;
+    // Well-formed, naming a hub offset far down the list, without the gateway's signature: it would have read growing windows.
+    const forged = `${Buffer.from(JSON.stringify([5000, '2026-01-01T00:00:00Z', 'x'])).toString('base64url')}.${cursor.split('.')[1]}`;
+    t.resetHubzillaCalls();
+    for (const [query, after] of [
+      ['query($after: String) { channel { networkStream(first: 2, after: $after) { nodes { body } } } }', forged],
+      ['query($after: String) { channel { networkStream(first: 2, after: $after, starred: true) { nodes { body } } } }', cursor],
+    ] as const) {
+      const refused = await hz(query, { after });
+      expect(refused.errors?.[0]).toMatchObject({ message: '"after" is not a cursor of this list.', extensions: { code: 'BAD_USER_INPUT' } });
+    }
+    expect(t.hubzillaCalls({ path: 'network/stream' })).toEqual([]);
+  });
+
   it('checks the closeness range (0 to 99) before any call', async () => {
     t.resetHubzillaCalls();
     const r = await hz('{ channel { networkStream(first: 5, minCloseness: 100) { nodes { body } } } }');
