@@ -457,7 +457,7 @@ export function buildApp(options: AppOptions): App {
       // Only now: a Redis subscription asked for before Redis is reached fails unheard.
       cache.listen(bus.shared);
       gate.listen(bus.shared);
-      stopGaps = bus.onGap?.((answering, lost) => cache.gap(answering, lost)) ?? stopGaps;
+      stopGaps = bus.onGap?.((answering, lost, missed) => cache.gap(answering, lost, missed)) ?? stopGaps;
       return new Promise((resolve, reject) => {
         server.once('error', reject);
         server.listen(port, host, () => {

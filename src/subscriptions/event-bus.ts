@@ -53,9 +53,11 @@ export interface EventBus {
    * Hears when the shared channel stops carrying messages for sure (Redis
    * does not answer, a publish failed) and when it does again, with every
    * message that failed sent since; `lost` then says whether some could
-   * not be kept to send. Only a bus over Redis has gaps.
+   * not be kept to send, `missed` whether this instance's subscription was
+   * cut meanwhile (what others published then never reached it). Only a
+   * bus over Redis has gaps.
    */
-  onGap?(listener: (answering: boolean, lost: boolean) => void): () => void;
+  onGap?(listener: (answering: boolean, lost: boolean, missed: boolean) => void): () => void;
   /** Whether Redis answers now (the bus over Redis only). */
   answering?(): boolean;
   close(): Promise<void>;
@@ -211,14 +213,19 @@ export function createRedisEventBus(url: string, onError: (message: string) => v
   // A message that failed is sent again once Redis answers, so no other instance misses a drop or an event for good.
   const unsent: [string, string][] = [];
   let lost = false;
+  let missed = false;
   let answering = true;
-  const gapListeners = new Set<(answering: boolean, lost: boolean) => void>();
+  const gapListeners = new Set<(answering: boolean, lost: boolean, missed: boolean) => void>();
   const setAnswering = (now: boolean) => {
     if (now === answering) return;
     answering = now;
     const wasLost = now && lost;
-    if (now) lost = false;
-    for (const listener of gapListeners) listener(now, wasLost);
+    const wasMissed = now && missed;
+    if (now) {
+      lost = false;
+      missed = false;
+    }
+    for (const listener of gapListeners) listener(now, wasLost, wasMissed);
   };
   const publisher = {
     publish: (channel: string, message: string) =>
@@ -257,7 +264,9 @@ export function createRedisEventBus(url: string, onError: (message: string) => v
   heartbeat.unref();
   // Messages published while the subscriber was away never reach it.
   subscribeClient.on('close', () => {
-    if (reached) setAnswering(false);
+    if (!reached) return;
+    missed = true;
+    setAnswering(false);
   });
   const shared = new CountedChannel(createRedisEventTarget({ publishClient: publisher, subscribeClient }) as MinimalEventTarget);
   return {

@@ -238,17 +238,21 @@ export class AnswerCache {
   /**
    * The drop channel stopped carrying drops for sure (`answering` false:
    * Redis does not answer), or carries them again, every failed one sent
-   * since (`lost`: not all could be kept). Meanwhile no answer gets the
-   * webhook age, and afterwards only one read after the gap; where drops
-   * were lost, every instance counts everything read before as dropped.
+   * since (`lost`: not all could be kept; `missed`: this instance's
+   * subscription was cut, so what others sent meanwhile never came).
+   * Meanwhile no answer gets the webhook age, and afterwards only one read
+   * after the gap. Where drops were lost, every instance counts everything
+   * read before as dropped; where this one missed some, it does.
    */
-  gap(answering: boolean, lost: boolean): void {
+  gap(answering: boolean, lost: boolean, missed: boolean): void {
     if (!answering) {
       this.since = Number.POSITIVE_INFINITY;
       return;
     }
     this.since = this.now();
-    if (lost) this.send({ from: this.id, at: this.now(), floor: true });
+    const floor: CacheMessage = { from: this.id, at: this.now(), floor: true };
+    if (lost) this.send(floor);
+    else if (missed) this.apply(floor);
   }
 
   async close(): Promise<void> {
