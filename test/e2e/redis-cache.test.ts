@@ -35,7 +35,7 @@ async function stop(child: ChildProcess | undefined): Promise<void> {
 }
 
 async function startGateway(gitlabUrl: string, redisUrl: string): Promise<Gateway> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--port', '0', '--host', '127.0.0.1'], {
+  const child = spawn(process.execPath, ['dist/src/main.js', 'serve', '--port', '0', '--host', '127.0.0.1'], {
     env: {
       ...process.env,
       GITLAB_URL: gitlabUrl,
@@ -85,7 +85,7 @@ describe.skipIf(!hasRedis)('the answer cache of two instances on one Redis', () 
     inspector.on('error', () => {});
     sandbox = await startGitlabSandbox({ clock: 'manual' });
     [a, b] = await Promise.all([startGateway(sandbox.url, redisUrl), startGateway(sandbox.url, redisUrl)]);
-  }, 60_000);
+  }, 300_000);
 
   afterAll(async () => {
     await Promise.all([stop(a?.child), stop(b?.child)]);

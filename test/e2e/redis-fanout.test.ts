@@ -38,7 +38,7 @@ interface Gateway {
 }
 
 async function startGateway(gitlabUrl: string, redisUrl: string): Promise<Gateway> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--port', '0', '--host', '127.0.0.1'], {
+  const child = spawn(process.execPath, ['dist/src/main.js', 'serve', '--port', '0', '--host', '127.0.0.1'], {
     cwd: root,
     env: {
       ...process.env,
@@ -66,7 +66,7 @@ describe.skipIf(!hasRedis)('Redis fan-out across two gateway instances', () => {
     inspector = new Redis(redisUrl);
     sandbox = await startGitlabSandbox({ clock: 'manual' });
     [a, b] = await Promise.all([startGateway(sandbox.url, redisUrl), startGateway(sandbox.url, redisUrl)]);
-  }, 60_000);
+  }, 300_000);
 
   afterAll(async () => {
     await Promise.all([stop(a?.child), stop(b?.child)]);

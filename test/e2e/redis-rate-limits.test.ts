@@ -36,7 +36,7 @@ async function stop(child: ChildProcess | undefined): Promise<void> {
 }
 
 async function startGateway(gitlabUrl: string, redisUrl: string, env: Record<string, string> = {}): Promise<Gateway> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--port', '0', '--host', '127.0.0.1'], {
+  const child = spawn(process.execPath, ['dist/src/main.js', 'serve', '--port', '0', '--host', '127.0.0.1'], {
     env: {
       ...process.env,
       GITLAB_URL: gitlabUrl,
@@ -81,7 +81,7 @@ describe.skipIf(!hasRedis)("GitLab's rate limit across two instances on one Redi
     redis = started.child;
     sandbox = await startGitlabSandbox({ clock: 'manual', rateLimitPerMinute: 1 });
     [a, b] = await Promise.all([startGateway(sandbox.url, started.url), startGateway(sandbox.url, started.url)]);
-  }, 60_000);
+  }, 300_000);
 
   afterAll(async () => {
     await Promise.all([stop(a?.child), stop(b?.child)]);
@@ -135,7 +135,7 @@ describe.skipIf(!hasRedis)('one budget of 600 calls a minute per user for three 
     sandbox = await startGitlabSandbox({ rateLimitPerMinute: 600 });
     const env = { GITLAB_RATE_LIMIT_PER_MINUTE: '600', RATE_LIMIT_RESERVE: '0.2', POLL_INTERVAL_MS: '100', POLL_MAX_INTERVAL_MS: '200' };
     gateways = await Promise.all([0, 1, 2].map(() => startGateway(sandbox.url, started.url, env)));
-  }, 60_000);
+  }, 300_000);
 
   afterAll(async () => {
     await Promise.all(gateways.map((g) => stop(g.child)));
@@ -217,7 +217,7 @@ describe.skipIf(!hasRedis)('one inbound allowance per caller for two instances o
     redis = started.child;
     sandbox = await startGitlabSandbox({});
     gateways = await Promise.all([0, 1].map(() => startGateway(sandbox.url, started.url, { INBOUND_CALLS_PER_MINUTE: '6' })));
-  }, 60_000);
+  }, 300_000);
 
   afterAll(async () => {
     await Promise.all(gateways.map((g) => stop(g.child)));

@@ -14,11 +14,11 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Resolves with the first match of `pattern` in the process's output; rejects after 20 s or when it exits first. */
+/** Resolves with the first match of `pattern` in the process's output; rejects when it exits first, or after a backstop of 2 minutes (three suites at once on 2 cores start a gateway in well over 20 s). */
 export function waitForOutput(child: ChildProcess, pattern: RegExp, what: string): Promise<RegExpExecArray> {
   let output = '';
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${what} did not start:\n${output}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`${what} did not start:\n${output}`)), 120_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const match = pattern.exec(output);
