@@ -40,3 +40,18 @@ describe('loadConfig', () => {
     expect(loadConfig({ HUBZILLA_URL: 'https://hub.example.com/api/z/1.0x' }).hubzillaUrl?.href).toBe('https://hub.example.com/api/z/1.0x');
   });
 });
+
+describe('the budget and webhook settings of the fleet', () => {
+  it('takes a whsec_ signing token of 24 bytes or more, and refuses anything else', () => {
+    const token = `whsec_${Buffer.from('a signing key of 32 bytes, or so').toString('base64')}`;
+    expect(loadConfig({ GITLAB_WEBHOOK_SIGNING_TOKEN: token }, []).gitlabWebhookSigningToken).toBe(token);
+    expect(() => loadConfig({ GITLAB_WEBHOOK_SIGNING_TOKEN: 'plain-secret-of-some-length' }, [])).toThrow(/GITLAB_WEBHOOK_SIGNING_TOKEN must be "whsec_"/);
+    expect(() => loadConfig({ GITLAB_WEBHOOK_SIGNING_TOKEN: `whsec_${Buffer.from('short').toString('base64')}` }, [])).toThrow(/at least 24 bytes/);
+  });
+
+  it('takes an anonymous share per address from 0.01 to 1', () => {
+    expect(loadConfig({}, []).anonymousSharePerAddress).toBe(0.25);
+    expect(loadConfig({ ANONYMOUS_SHARE_PER_ADDRESS: '0.1' }, []).anonymousSharePerAddress).toBe(0.1);
+    expect(() => loadConfig({ ANONYMOUS_SHARE_PER_ADDRESS: '0' }, [])).toThrow(/ANONYMOUS_SHARE_PER_ADDRESS must be a number from 0.01 to 1/);
+  });
+});
