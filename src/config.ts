@@ -91,7 +91,7 @@ export interface Config {
   readonly cacheMaxBytes: number;
   /** Where cached answers live (CACHE_STORE): `memory`, or `redis` (REDIS_URL's, shared by the fleet). Default: redis with REDIS_URL, else memory. */
   readonly cacheStore: 'memory' | 'redis';
-  /** GitLab calls a credential scope may make per minute (GITLAB_RATE_LIMIT_PER_MINUTE); null: only the limit GitLab's RateLimit-Limit headers announce. */
+  /** GitLab calls a GitLab user (or the anonymous callers) may make per minute (GITLAB_RATE_LIMIT_PER_MINUTE); null: only the limit GitLab's RateLimit-Limit headers announce. */
   readonly gitlabRateLimitPerMinute: number | null;
   /** Share of each minute's budget that background work (pollers, log watches) leaves to callers (RATE_LIMIT_RESERVE), 0 to 0.9. Default 0.2. */
   readonly rateLimitReserve: number;
@@ -184,6 +184,16 @@ function integer(min: number, max: number) {
     if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
     const value = Number(raw);
     if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+    return value;
+  };
+}
+
+/** A share (a number, not a whole one) from `min` to `max`. */
+function share(min: number, max: number) {
+  return (raw: string, name: string): number => {
+    const value = Number(raw.trim());
+    if (raw.trim() === '' || !Number.isFinite(value) || value < min || value > max)
+      throw new ConfigError(`${name} must be a number from ${min} to ${max}, got "${raw}"`);
     return value;
   };
 }
@@ -642,7 +652,7 @@ const OPTIONS = [
     key: 'gitlabRateLimitPerMinute',
     env: 'GITLAB_RATE_LIMIT_PER_MINUTE',
     flag: '--gitlab-rate-limit-per-minute',
-    help: "GitLab calls per minute per credential scope, as GitLab's limit (default: learned from RateLimit-Limit)",
+    help: "GitLab calls per minute per GitLab user (and for anonymous callers), as GitLab's limit (default: learned from RateLimit-Limit)",
     parse: optionalInteger(1, 10_000_000),
   },
   {
@@ -650,18 +660,13 @@ const OPTIONS = [
     env: 'RATE_LIMIT_RESERVE',
     flag: '--rate-limit-reserve',
     help: "share of a minute's budget background work leaves to callers, 0 to 0.9 (default 0.2)",
-    parse: (raw: string, name: string): number => {
-      const value = Number(raw.trim());
-      if (raw.trim() === '' || !Number.isFinite(value) || value < 0 || value > 0.9)
-        throw new ConfigError(`${name} must be a number from 0 to 0.9, got "${raw}"`);
-      return value;
-    },
+    parse: share(0, 0.9),
   },
   {
     key: 'inboundCallsPerMinute',
     env: 'INBOUND_CALLS_PER_MINUTE',
     flag: '--inbound-calls-per-minute',
-    help: 'upstream calls each caller may cause per minute; more is refused with 429 (default: no limit)',
+    help: 'upstream calls each caller (GitLab user, verified Hubzilla channel, else client address) may cause per minute; more is refused with 429 (default: no limit)',
     parse: optionalInteger(1, 10_000_000),
   },
   {
@@ -669,12 +674,7 @@ const OPTIONS = [
     env: 'ANONYMOUS_SHARE_PER_ADDRESS',
     flag: '--anonymous-share-per-address',
     help: "share of GitLab's anonymous budget one client address may spend a minute, 0.01 to 1 (default 0.25)",
-    parse: (raw: string, name: string): number => {
-      const value = Number(raw.trim());
-      if (raw.trim() === '' || !Number.isFinite(value) || value < 0.01 || value > 1)
-        throw new ConfigError(`${name} must be a number from 0.01 to 1, got "${raw}"`);
-      return value;
-    },
+    parse: share(0.01, 1),
   },
   {
     key: 'trustedProxies',

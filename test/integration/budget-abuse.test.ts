@@ -39,6 +39,7 @@ describe('one GitLab budget per identity GitLab counts', () => {
     // A fresh minute on both clocks, past any refusal the gateway remembers.
     clock += 3_600_000;
     t.sandbox.advance(3_600_000);
+    t.sandbox.clearFaults();
     t.resetCalls();
   });
 
@@ -69,6 +70,19 @@ describe('one GitLab budget per identity GitLab counts', () => {
     expect(await upstreamStatus(t, 429)).toBe(before);
     // A real user's budget is untouched.
     expect((await t.gql(CORE, {}, { token: 'alice-token' })).data).toEqual({ project: { name: 'Core', starCount: expect.any(Number) } });
+  });
+
+  it('charges a call to the anonymous budget while GitLab cannot say who a token is, and asks again next time', async () => {
+    t.sandbox.addFault({ method: 'GET', path: '/api/v4/user', status: 500, times: 1 });
+    // The lookup fails: the read still goes out, counted as anonymous, and its answer stands.
+    // (From an address of its own: the lookup and the read both count in the address's share of the anonymous budget.)
+    const asBob = (address: string) => t.gql(CORE, {}, { token: 'bob-token', headers: { 'x-forwarded-for': address } });
+    expect((await asBob('203.0.113.40')).data).toEqual({ project: { name: 'Core', starCount: expect.any(Number) } });
+    expect(t.calls({ path: '/api/v4/user' })).toHaveLength(1);
+    // Not remembered: the next call asks again, and from then on bob is bob.
+    await asBob('203.0.113.41');
+    await asBob('203.0.113.41');
+    expect(t.calls({ path: '/api/v4/user' })).toHaveLength(2);
   });
 
   it('counts one user once, whatever header spells the token and whichever of the user’s tokens it is', async () => {
