@@ -61,7 +61,7 @@ describe('credentials', () => {
     }).then((res) => res.json() as Promise<{ access_token: string }>);
     t.resetHubzillaCalls();
     const r = await hz('{ channel { privacyGroups { name } } }', {}, `Bearer ${token.access_token}`);
-    expect(r.data.channel.privacyGroups.map((g: Data) => g.name)).toEqual(['Friends', 'Work', 'Family', 'Archive']);
+    expect(r.data.channel.privacyGroups.map((g: Data) => g.name)).toEqual(['Friends', 'Work', 'Family', 'Archive', 'Empty']);
     expect(t.hubzillaCalls()[0]?.headers.authorization).toBe(`Bearer ${token.access_token}`);
   });
 
@@ -383,6 +383,7 @@ describe('albums, groups, connections', () => {
       ['Work', false, 3],
       ['Family', false, 2],
       ['Archive', true, 1],
+      ['Empty', false, 0],
     ]);
     const grace = groups[2].members.find((m: Data) => m.xchanHash === facts.graceXchan);
     expect(grace).toMatchObject({ xchan: { name: 'Grace Hopper' }, connection: null });

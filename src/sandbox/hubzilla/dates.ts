@@ -61,4 +61,9 @@ export class LogicalClock {
     this.current += 1000;
     return this.now();
   }
+
+  /** Moves the clock on by whole seconds, as time passing between requests (tests of time windows). */
+  advance(seconds: number): void {
+    this.current += Math.max(0, Math.floor(seconds)) * 1000;
+  }
 }

@@ -7,7 +7,8 @@
  */
 import { rawItem } from './activity.js';
 import type { ApiContext } from './context.js';
-import { NULL_DATE, formatDate, parseUserDate } from './dates.js';
+import { NULL_DATE, addSeconds, formatDate, parseUserDate } from './dates.js';
+import { deliverLocally } from './delivery.js';
 import { ensureFolder, storeFile } from './files.js';
 import { signature, uuidFor } from './identifiers.js';
 import { imageSize } from './images.js';
@@ -151,6 +152,21 @@ function editItem(ctx: ApiContext, item: ItemRow, body: string, attach: StoredMe
   return json({ success: true, item_id: item.id, item: rawItem(store, item, true) });
 }
 
+/** The two minutes of `suppress_duplicates` (Zotlabs/Module/Item.php: `created > now - INTERVAL 2 MINUTE`). */
+const DUPLICATE_WINDOW_S = 120;
+
+/**
+ * Item::post() with the feature `suppress_duplicates` (on by default,
+ * include/features.php): a new item whose body, as linkified, equals the body
+ * of any item of the channel created in the last two minutes (comments and
+ * received copies included, deleted ones too) is cancelled before
+ * item_store() sees its uuid. Edits are exempt.
+ */
+function isDuplicate(store: Store, uid: number, body: string, now: string): boolean {
+  const since = addSeconds(now, -DUPLICATE_WINDOW_S);
+  return store.items.some((i) => i.uid === uid && i.created > since && i.body === body);
+}
+
 /**
  * item/update. Failures as the real hub reports them: no body ->
  * `{"success":false,"message":"no content"}` (also for JSON bodies, which PHP
@@ -202,10 +218,11 @@ export function itemUpdate(ctx: ApiContext): ApiResult {
   const messageId = param(params, 'message_id')?.replace(/<[^>]*>/g, '');
   const uuid = messageId || uuidFor(`item:${store.nextIdPeek('item')}`);
   const mid = store.localMid(uuid);
+  const { body: linked, tags } = linkifyHashtags(store, body);
+  if (isDuplicate(store, uid, linked, now)) return json({ success: false, message: 'operation cancelled' });
   // item_store() finds the mid stored already and stores nothing; Item::post() then has no item id to answer with.
   if (store.items.some((i) => i.mid === mid && i.uid === uid)) return json({ success: false, message: 'system error' });
   const id = store.nextId('item');
-  const { body: linked, tags } = linkifyHashtags(store, body);
   const nocomment = flagParam(params, 'nocomment');
   const acl = {
     allow_cid: aclString(params, 'contact_allow') ?? '',
@@ -268,6 +285,7 @@ export function itemUpdate(ctx: ApiContext): ApiResult {
   }
   if (mappingKey) store.remoteIds.set(mappingKey, row.id);
   channel.channel_lastpost = now;
+  deliverLocally(store, row, now);
   if (!storesAddItems(store.version)) return json({ success: true, item_id: row.id, item: rawItem(store, row, false) });
   // 10.x: item_store() also stores the Add item of a post or comment in the channel's own thread, and answers with it.
   const approval = needsAddItem(store, row, channel.channel_hash) ? storeAddItem(store, row, channel.channel_address) : null;

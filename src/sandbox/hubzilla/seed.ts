@@ -25,7 +25,7 @@
  *     `my_perms` rows (17 per connection) and alice's `their_perms`.
  *   - Privacy groups (every channel gets Friends on creation, so ids interleave): Friends (id 1,
  *     the default: demo, alice, bob), Work (5: alice, carol, dave), Family (6: erin, grace ->
- *     grace's abook_* columns are null), Archive (7, deleted=1, still listed: frank).
+ *     grace's abook_* columns are null), Archive (7, deleted=1, still listed: frank), Empty (8, no members).
  *   - Items (ids 1-72 in creation order): 30 wall threads (item_wall 1) with 30 comments = 60
  *     items on the channel stream, by demo, alice, bob, carol and dave; wall-to-wall posts by
  *     alice (threads #5, #26), bob (#12), carol (#19). Plus 8 network-only threads by bob,
@@ -622,6 +622,8 @@ export function seedStore(options: SeedOptions = {}): { store: Store; facts: See
   const work = addGroup(store, demo, 'Work', [aliceX.xchan_hash, carol.xchan_hash, dave.xchan_hash]);
   const family = addGroup(store, demo, 'Family', [erin.xchan_hash, grace.xchan_hash]);
   const archive = addGroup(store, demo, 'Archive', [frank.xchan_hash], true);
+  // A group without members: the hub delivers an item for it to every connection (delivery.ts).
+  const empty = addGroup(store, demo, 'Empty', []);
   const aliceFriends = store.groups.find((g) => g.uid === alice.channel_id && g.gname === 'Friends');
   if (aliceFriends) store.groupMembers.push({ id: store.nextId('pgrp_member'), uid: alice.channel_id, gid: aliceFriends.id, xchan: demoX.xchan_hash });
 
@@ -907,6 +909,7 @@ export function seedStore(options: SeedOptions = {}): { store: Store; facts: See
       Work: { id: work.id, hash: work.hash },
       Family: { id: family.id, hash: family.hash },
       Archive: { id: archive.id, hash: archive.hash },
+      Empty: { id: empty.id, hash: empty.hash },
     },
   };
   return { store, facts };

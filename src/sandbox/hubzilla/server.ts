@@ -61,6 +61,10 @@ export interface HubzillaSandbox {
   addFault(rule: FaultRule): void;
   clearFaults(): void;
   setLatency(ms: number): void;
+  /** Moves the hub's clock on (its time windows: the two minutes of suppress_duplicates, the 14 days of channel/stream). */
+  advanceClock(seconds: number): void;
+  /** Revokes every OAuth2 token issued so far, as the hub's app settings do: their next call answers 401. */
+  revokeTokens(): void;
   /** Stops listening and closes every connection, keep-alive ones included. */
   close(): Promise<void>;
 }
@@ -287,6 +291,8 @@ export async function startHubzillaSandbox(options: HubzillaSandboxOptions = {})
     setLatency: (ms) => {
       latencyMs = ms;
     },
+    advanceClock: (seconds) => store.clock.advance(seconds),
+    revokeTokens: () => store.oauthTokens.clear(),
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));

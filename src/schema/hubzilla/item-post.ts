@@ -125,7 +125,7 @@ const ChannelItemPostInput = builder.inputType('ChannelItemPostInput', {
     objectType: t.field({
       type: ChannelItemObjectType,
       description:
-        'The kind of object; note or comment when left out. The hub sets it on an edit too (an edit without it makes a comment a note): an edit of a top item sends its type again when left out, an edit of a comment needs COMMENT to stay one, as item/full cannot read a comment by its id.',
+        'The kind of object; note or comment when left out. The hub sets it on an edit too (an edit without it would make a comment a note): when left out, an edit sends the type again (a top item its own, a comment COMMENT, as item/full cannot read a comment by its id).',
     }),
     webpage: t.field({ type: ChannelItemWebpageInput, description: 'Makes a new item a web page or another design element.' }),
     messageId: t.string({
@@ -145,6 +145,8 @@ const ChannelItemPostInput = builder.inputType('ChannelItemPostInput', {
 });
 
 type PostInput = typeof ChannelItemPostInput.$inferInput;
+
+const COMMENT_TYPE = `${ACTIVITY_SCHEMA}comment`;
 
 /** xchan hashes (base64url) and group hashes (UUIDs) go into ACL strings: nothing else is sent. */
 const ACL_VALUE = /^[A-Za-z0-9_=.-]{1,255}$/;
@@ -222,14 +224,26 @@ async function postingChannel(nickname: string, ctx: Context): Promise<string | 
 /** A message id the hub keeps as it is (strip_tags() would change one with `<`; the uuid column holds 191 characters). */
 const MESSAGE_ID = /^[^\s<>]{1,191}$/;
 
-/** What item/update answers when item_store() found the message id stored already (Item::post() has no item id then). */
-const REPEATED = /^(system error|duplicate post\.?)$/i;
+/**
+ * What item/update answers when it stored nothing although the item may be
+ * there: item_store() found the message id stored already ("system error",
+ * 10.x "duplicate post"), or suppress_duplicates cancelled a body equal to
+ * one of the last two minutes ("operation cancelled", which comes before the
+ * message id is looked at: Zotlabs/Module/Item.php).
+ */
+const REPEATED = /^(system error|duplicate post\.?|operation cancelled)$/i;
+const CANCELLED = /^operation cancelled$/i;
+
+/** Threads of the network stream read to find a repeated item whose thread item/full cannot name: the newest activity comes first. */
+const RECENT_THREADS = 10;
 
 /**
  * The item a post with `messageId` stored before, when there is one: the
- * hub keeps the id as the uuid, so the item is `<hub>/item/<messageId>`;
- * item/full finds a thread by its top item, so a comment is looked for in
- * its parent's thread.
+ * hub keeps the id as the uuid, so the item is `<hub>/item/<messageId>`.
+ * item/full finds a thread by its top item only, so a comment is looked for
+ * in its parent's thread, and a reply to a reply (whose thread item/full
+ * cannot name by the reply's id) in the threads of the newest activity,
+ * where storing it put its thread.
  */
 async function storedPost(input: PostInput, messageId: string, loaders: ChannelLoaders): Promise<{ record: ItemRecord; thread: ItemRecord[] } | null> {
   const channel = await loaders.info();
@@ -242,7 +256,27 @@ async function storedPost(input: PostInput, messageId: string, loaders: ChannelL
       ? await loaders.thread({ mid: input.parentMessageId })
       : await loaders.thread({ mid });
   const record = thread?.find((i) => i.message_id === mid);
-  return thread && record ? { record, thread } : null;
+  if (thread && record) return { record, thread };
+  if (!given(input.parentRestId) && !given(input.parentMessageId)) return null;
+  const { items } = await loaders.client.listNetworkStream({}, { offset: 0, limit: RECENT_THREADS });
+  const recent = items.find((thread) => thread.items.some((i) => i.message_id === mid));
+  if (!recent) return null;
+  // Stream records carry no numeric ids: the thread is read again whole from item/full, by its top's message id.
+  const whole = await loaders.thread({ mid: recent.top.message_id });
+  const found = whole?.find((i) => i.message_id === mid);
+  return whole && found ? { record: found, thread: whole } : null;
+}
+
+/**
+ * Whether an item found by a repeated message id is the one this post would
+ * have made: by the channel (or the author the post names), at the same
+ * place (a top item for a post, a comment for a comment). A copy the channel
+ * received from another author has the same kind of message id and is not.
+ */
+function isOwnRepeat(input: PostInput, record: ItemRecord, channelUrl: string): boolean {
+  const isComment = given(input.parentRestId) || given(input.parentMessageId);
+  if (isComment === (record.message_id === record.message_top)) return false;
+  return given(input.authorXchanHash) || record.author?.url === channelUrl;
 }
 
 /**
@@ -269,7 +303,46 @@ async function unknownAclEntries(input: PostInput, loaders: ChannelLoaders): Pro
   };
   await check(['allowGroups', 'denyGroups'], async () => new Set((await loaders.groups()).filter((g) => !g.deleted).map((g) => g.hash)), 'a privacy group');
   await check(['allowContacts', 'denyContacts'], async () => new Set((await loaders.connections()).map((c) => c.abook_xchan)), 'a connection');
-  return errors;
+  if (errors.length > 0) return errors;
+  const nobody = await audienceIsNobody(input, loaders);
+  return nobody ? [nobody] : [];
+}
+
+/**
+ * A private item whose audience resolves to nobody reaches everybody: the
+ * hub's `collect_recipients()` (include/items.php) expands the allowed groups
+ * to their members, takes the denied ones away, and hands what is left to
+ * `deliverable_abook_xchans()` (include/connections.php), which reads an
+ * empty list as no filter and delivers to every connection. So an audience
+ * of empty groups, of members who are no longer connections, or of only
+ * those denied as well, is refused here, before the hub sees it. Costs one
+ * call per group named.
+ */
+async function audienceIsNobody(input: PostInput, loaders: ChannelLoaders): Promise<UserErrorShape | null> {
+  const allowContacts = input.allowContacts ?? [];
+  const allowGroups = input.allowGroups ?? [];
+  if (given(input.restId) || given(input.parentRestId) || given(input.parentMessageId)) return null;
+  if (allowContacts.length === 0 && allowGroups.length === 0) return null;
+  const groups = await loaders.groups();
+  const membersOf = async (hashes: readonly string[]) => {
+    const lists = await Promise.all(
+      hashes.map(async (hash) => {
+        const group = groups.find((g) => g.hash === hash);
+        return group ? ((await loaders.members(group.id)) ?? []) : [];
+      }),
+    );
+    return lists.flat().map((m) => m.xchan_hash);
+  };
+  const deliverable = new Set(
+    (await loaders.connections()).filter((c) => !c.abook_self && !c.abook_pending && !c.abook_archived && !c.abook_blocked).map((c) => c.abook_xchan),
+  );
+  const denied = new Set([...(input.denyContacts ?? []), ...(await membersOf(input.denyGroups ?? []))]);
+  const audience = [...allowContacts, ...(await membersOf(allowGroups))].filter((hash) => deliverable.has(hash) && !denied.has(hash));
+  if (audience.length > 0) return null;
+  return inputError(
+    allowGroups.length > 0 ? 'allowGroups' : 'allowContacts',
+    'Nobody would be allowed to see this item: the allowed groups have no members who are connections (or all of them are denied). Hubzilla delivers such an item to every connection, so it was not sent.',
+  );
 }
 
 /** Categories of an item as the hub reports them (tags of type `category`). */
@@ -288,7 +361,8 @@ async function keptOnEdit(input: PostInput, loaders: ChannelLoaders): Promise<Pa
   if (!omitted) return {};
   const thread = await loaders.thread({ item_id: input.restId });
   const item = thread?.find((i) => i.id === input.restId);
-  if (!item) return {};
+  // item/full finds top items only: an item it does not find is a comment (or none, which the hub refuses anyway), and stays one.
+  if (!item) return { obj_type: input.objectType === undefined ? COMMENT_TYPE : undefined };
   const categories = categoriesOf(item);
   return {
     title: input.title === undefined && item.title !== '' ? item.title : undefined,
@@ -345,12 +419,56 @@ function refusal(message: string, input: PostInput): UserErrorShape {
   return { message: text, field: [], code: 'INVALID' };
 }
 
+/**
+ * The answer to a post the hub stored nothing for although the item may be
+ * there (REPEATED): the item stored before under this message id when it is
+ * the caller's own repeat (a retry after a timeout, inside the duplicate
+ * window or after it); else why nothing was stored.
+ */
+async function repeatAnswer(input: PostInput, messageId: string, message: string, channel: string | null, loaders: ChannelLoaders): Promise<PostPayloadShape> {
+  const stored = await storedPost(input, messageId, loaders);
+  const channelUrl = (await loaders.info())?.url ?? '';
+  if (stored && isOwnRepeat(input, stored.record, channelUrl)) return { item: { record: stored.record, channel, thread: stored.thread }, errors: [] };
+  const callerId = given(input.messageId);
+  if (stored && callerId) {
+    return {
+      item: null,
+      errors: [
+        inputError(
+          'messageId',
+          'This messageId is the id of another item this channel holds (one it received from another author, or one at another place). Use a fresh messageId for a new item.',
+          'TAKEN',
+        ),
+      ],
+    };
+  }
+  if (callerId) {
+    return {
+      item: null,
+      errors: [inputError('messageId', `Hubzilla stored nothing: ${message}. An item with this messageId may exist that this channel cannot read.`, 'TAKEN')],
+    };
+  }
+  if (CANCELLED.test(message)) {
+    return {
+      item: null,
+      errors: [
+        inputError(
+          'body',
+          'Hubzilla refuses an item whose text equals that of an item this channel posted or received in the last two minutes (its "suppress duplicates" feature). Change the text, or post it again after two minutes.',
+          'CONFLICT',
+        ),
+      ],
+    };
+  }
+  return { item: null, errors: [refusal(`${message} (it stored nothing; a comment on an item whose comments are closed is answered so)`, input)] };
+}
+
 builder.mutationFields((t) => ({
   channelItemPost: t.field({
     type: ChannelItemPostPayload,
     nullable: true,
-    // The write, the read that fills the payload, the account's channels, at most two ACL lists and one read of the item edited, or a repeat's two reads.
-    complexity: 6,
+    // The write, the read that fills the payload, the account's channels, the ACL lists and groups' members, a read of the item edited, or a repeat's four reads.
+    complexity: 8,
     description:
       'Creates a post, comments on an item, posts an activity (a like, a vote, an RSVP), creates a web page, or edits an item of a Hubzilla channel (`item/update`).',
     args: { input: t.arg({ type: ChannelItemPostInput, required: true, description: 'The item.' }) },
@@ -377,19 +495,7 @@ builder.mutationFields((t) => ({
         return { item: record ? { record, channel, thread: thread ?? undefined } : null, errors: [] };
       } catch (error) {
         if (error instanceof ItemUpdateRefused && messageId !== null && REPEATED.test(error.message)) {
-          // A repeat of a post the hub stored before (a retry after a timeout): that item, not a second one.
-          const stored = await storedPost(input, messageId, loaders);
-          if (stored) return { item: { record: stored.record, channel, thread: stored.thread }, errors: [] };
-          return {
-            item: null,
-            errors: [
-              inputError(
-                'messageId',
-                `Hubzilla stored nothing: ${error.message}. An item with this messageId may exist that this channel cannot read.`,
-                'TAKEN',
-              ),
-            ],
-          };
+          return repeatAnswer(input, messageId, error.message, channel, loaders);
         }
         if (error instanceof ItemUpdateRefused) return { item: null, errors: [refusal(error.message, input)] };
         if (error instanceof UpstreamError && error.mayHaveBeenApplied && messageId !== null) error.retryWith = { messageId };

@@ -1,0 +1,173 @@
+/**
+ * Rules a real hub plays on writes, played by the sandbox as the hub's code
+ * does, and what the gateway makes of them:
+ *
+ * - suppress_duplicates (on by default, include/features.php): in
+ *   Zotlabs/Module/Item.php a new item whose body equals that of any item of
+ *   the channel created in the last two minutes is answered `operation
+ *   cancelled`, before item_store() looks at its uuid. A retry with the same
+ *   messageId answers with the item stored before, whatever the hub said.
+ * - collect_recipients() (include/items.php) hands an audience that resolved
+ *   to nobody to deliverable_abook_xchans() (include/connections.php), which
+ *   reads an empty list as every connection: the gateway refuses such an
+ *   item before the hub sees it.
+ *
+ * Run on 8.8 and 10 (vitest.config.ts); 10.x is assumed to play the same
+ * rules (its Item.php keeps the duplicate check; its items.php was not read).
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { seedFacts } from '../../src/sandbox/hubzilla/seed.js';
+import { createTestApp, type GraphQLResponse, type TestApp } from '../helpers/app.js';
+
+const DEMO = `Basic ${Buffer.from('demo:demo-pass').toString('base64')}`;
+const ALICE = `Basic ${Buffer.from('alice:alice-pass').toString('base64')}`;
+
+// biome-ignore lint/suspicious/noExplicitAny: results are read by path, as a client reads JSON.
+type Data = any;
+
+const POST = `mutation($input: ChannelItemPostInput!) { channelItemPost(input: $input) {
+  item { restId uuid messageId body isComment } errors { message field code } } }`;
+
+const facts = seedFacts();
+let t: TestApp;
+
+function hz(query: string, variables: Record<string, unknown> = {}, auth = DEMO): Promise<GraphQLResponse<Data>> {
+  return t.gql<Data>(query, variables, { headers: { 'x-hubzilla-authorization': auth } });
+}
+
+async function post(input: Record<string, unknown>, auth = DEMO): Promise<Data> {
+  const r = await hz(POST, { input }, auth);
+  expect(r.errors).toBeUndefined();
+  return r.data.channelItemPost;
+}
+
+/** item/update straight to the sandbox, as a form: what the hub answers. */
+async function hubPost(form: Record<string, string | string[]>, auth = DEMO): Promise<Data> {
+  const body = new URLSearchParams();
+  for (const [k, v] of Object.entries(form)) for (const one of [v].flat()) body.append(k, one);
+  const res = await fetch(`${t.hubzilla.url}/api/z/1.0/item/update`, { method: 'POST', headers: { authorization: auth }, body });
+  return res.json();
+}
+
+async function networkStreamOf(auth: string): Promise<{ body: string; mid: string; author: { url: string } }[]> {
+  const res = await fetch(`${t.hubzilla.url}/api/z/1.0/network/stream?records=50`, { headers: { authorization: auth } });
+  return res.json() as Promise<{ body: string; mid: string; author: { url: string } }[]>;
+}
+
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
+beforeEach(() => {
+  // Each test starts outside the window of the texts posted before it.
+  t.hubzilla.advanceClock(121);
+  t.hubzilla.clearFaults();
+  t.resetHubzillaCalls();
+});
+
+describe('the sandbox plays the hub', () => {
+  it('cancels an identical body within two minutes, comments and received copies included, and takes it after (Item.php, suppress_duplicates)', async () => {
+    expect(await hubPost({ body: 'same words', message_id: 'dup-a' })).toMatchObject({ success: true });
+    expect(await hubPost({ body: 'same words', message_id: 'dup-b' })).toEqual({ success: false, message: 'operation cancelled' });
+    // A comment with that body on another thread: cancelled as well.
+    expect(await hubPost({ body: 'same words', parent: String(facts.wallThreadIds[0]) })).toEqual({ success: false, message: 'operation cancelled' });
+    // alice received the post (delivery.ts): her own post of the same words is cancelled too.
+    expect(await hubPost({ body: 'same words' }, ALICE)).toEqual({ success: false, message: 'operation cancelled' });
+    t.hubzilla.advanceClock(121);
+    expect(await hubPost({ body: 'same words', message_id: 'dup-c' })).toMatchObject({ success: true });
+    // Within the window, the same message id is cancelled before item_store() would say "system error".
+    expect(await hubPost({ body: 'other words', message_id: 'dup-c' })).toMatchObject({ success: false, message: 'system error' });
+  });
+
+  it('delivers a post for an empty group to every connection (collect_recipients, deliverable_abook_xchans)', async () => {
+    const empty = facts.groups.Empty?.hash ?? '';
+    const stored = await hubPost({ body: 'meant for nobody', 'group_allow[]': [empty] });
+    expect(stored).toMatchObject({ success: true, item: { item_private: 1 } });
+    const alices = await networkStreamOf(ALICE);
+    expect(alices.find((i) => i.body === 'meant for nobody')).toBeDefined();
+    // A post for a group alice is not in, with members who are connections, does not reach her.
+    const friendsOnlyBob = await hubPost({ body: 'for bob alone', 'contact_allow[]': [facts.bobXchan] });
+    expect(friendsOnlyBob).toMatchObject({ success: true });
+    expect((await networkStreamOf(ALICE)).find((i) => i.body === 'for bob alone')).toBeUndefined();
+  });
+});
+
+describe('retries inside the duplicate window', () => {
+  it('answers a repeated post, comment and reply to a reply with the item stored before', async () => {
+    const top = await post({ body: 'retried post', messageId: 'rule-post' });
+    expect(top.errors).toEqual([]);
+    expect(await post({ body: 'retried post', messageId: 'rule-post' })).toEqual(top);
+    const parentRestId = top.item.restId;
+    const comment = await post({ body: 'retried comment', parentRestId, messageId: 'rule-comment' });
+    expect(comment.errors).toEqual([]);
+    expect(await post({ body: 'retried comment', parentRestId, messageId: 'rule-comment' })).toEqual(comment);
+    const byMid = await post({ body: 'retried by mid', parentMessageId: top.item.messageId, messageId: 'rule-by-mid' });
+    expect(await post({ body: 'retried by mid', parentMessageId: top.item.messageId, messageId: 'rule-by-mid' })).toEqual(byMid);
+    // A reply to a reply: item/full cannot name the thread by the reply's id; the newest threads can.
+    const reply = await post({ body: 'a reply to a reply', parentRestId: comment.item.restId, messageId: 'rule-reply' });
+    expect(reply.errors).toEqual([]);
+    const again = await post({ body: 'a reply to a reply', parentRestId: comment.item.restId, messageId: 'rule-reply' });
+    expect(again).toEqual(reply);
+    // And after the window, where the hub says "system error" instead.
+    t.hubzilla.advanceClock(121);
+    expect(await post({ body: 'a reply to a reply', parentRestId: comment.item.restId, messageId: 'rule-reply' })).toEqual(reply);
+  });
+
+  it('says why an identical text without a repeated messageId is refused', async () => {
+    expect((await post({ body: '+1' })).errors).toEqual([]);
+    const second = await post({ body: '+1', parentRestId: facts.wallThreadIds[1] });
+    expect(second).toEqual({
+      item: null,
+      errors: [{ message: expect.stringContaining('last two minutes'), field: ['input', 'body'], code: 'CONFLICT' }],
+    });
+  });
+
+  it('does not read a "system error" as a taken messageId when the caller sent none', async () => {
+    t.hubzilla.addFault({
+      path: /item\/update/,
+      status: 200,
+      body: '{"success":false,"message":"system error"}',
+      headers: { 'content-type': 'application/json' },
+    });
+    const r = await post({ body: 'a comment the hub will not store', parentRestId: facts.wallThreadIds[2] });
+    expect(r.item).toBeNull();
+    expect(r.errors).toEqual([{ message: expect.stringMatching(/^Hubzilla refused the item: system error/), field: [], code: 'INVALID' }]);
+  });
+
+  it("refuses the messageId of an item the channel received instead of answering with another author's item", async () => {
+    const demo = await post({ body: 'from demo to alice', messageId: 'rule-received' });
+    expect(demo.errors).toEqual([]);
+    t.hubzilla.advanceClock(121);
+    const alice = await post({ body: 'alice reusing the id', messageId: 'rule-received' }, ALICE);
+    expect(alice).toEqual({
+      item: null,
+      errors: [{ message: expect.stringContaining('another item this channel holds'), field: ['input', 'messageId'], code: 'TAKEN' }],
+    });
+  });
+});
+
+describe('private stays private', () => {
+  const calledUpdate = () => t.hubzillaCalls({ path: 'item/update' });
+
+  it('refuses an item for an empty group, for members who are no connections, and for an audience all denied, before the hub sees it', async () => {
+    for (const input of [
+      { allowGroups: [facts.groups.Empty?.hash] },
+      // Family: erin is pending, grace no connection.
+      { allowGroups: [facts.groups.Family?.hash] },
+      { allowGroups: [facts.groups.Work?.hash], denyGroups: [facts.groups.Work?.hash] },
+    ]) {
+      const r = await post({ body: `private? ${JSON.stringify(input)}`, ...input });
+      expect(r.item).toBeNull();
+      expect(r.errors).toEqual([{ message: expect.stringContaining('every connection'), field: ['input', 'allowGroups'], code: 'INVALID' }]);
+    }
+    expect(calledUpdate()).toEqual([]);
+  });
+
+  it('sends an item whose audience has a connection', async () => {
+    const r = await post({ body: 'for the Work group', allowGroups: [facts.groups.Work?.hash] });
+    expect(r.errors).toEqual([]);
+    expect(calledUpdate()).toHaveLength(1);
+  });
+});
