@@ -217,6 +217,7 @@ export function buildApp(options: AppOptions): App {
         tracer: tracing?.upstream,
         cache,
         gate,
+        now: options.now,
       })
     : null;
   const schema = buildSchema();

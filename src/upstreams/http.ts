@@ -52,6 +52,8 @@ export interface HttpClientOptions {
   cache?: AnswerCache | null;
   /** Holds back the calls of a scope GitLab rate-limited until it lets them come again (rate-gate.ts). */
   gate?: RateGate | null;
+  /** The clock of what is remembered about this upstream's logins (hubzilla/identities.ts); tests move it. Default Date.now. */
+  now?: () => number;
   /** Counts the calls of each scope against GitLab's limit, background work yielding first (rate-budget.ts). */
   budget?: RateBudget | null;
   /** Whom GitLab counts each call against, and which credentials it refused (identities.ts): budgets follow it. */
@@ -446,9 +448,12 @@ export class HttpClient {
   private readonly budget: RateBudget | null;
   private readonly identities: GitlabIdentities | null;
   private readonly chargeOf: ((credentials: object | undefined) => string | undefined) | undefined;
+  /** The clock of what is remembered about this upstream's logins. */
+  readonly now: () => number;
 
   constructor(options: HttpClientOptions) {
     this.name = options.name;
+    this.now = options.now ?? Date.now;
     this.baseUrl = options.baseUrl;
     this.basePath = options.baseUrl.pathname.replace(/\/+$/, '');
     this.policy = {

@@ -171,3 +171,71 @@ describe('private stays private', () => {
     expect(calledUpdate()).toHaveLength(1);
   });
 });
+
+describe('a withdrawn login stops reading', () => {
+  let clock = Date.parse('2026-11-29T12:00:00Z');
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await createTestApp({ app: { now: () => clock }, env: { CACHE_MAX_AGE_MS: '5000' } });
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  // `name` asks verify (never stored): the login is verified and then shares the channel's stored stream.
+  const FIRST = '{ channel { name networkStream(first: 3) { nodes { body } } } }';
+  const READ = '{ channel { networkStream(first: 3) { nodes { body } } } }';
+  const read = (auth: string, query = READ) => app.gql<Data>(query, {}, { headers: { 'x-hubzilla-authorization': auth } });
+
+  async function token(): Promise<string> {
+    const { OAUTH_CLIENT } = await import('../../src/sandbox/hubzilla/seed.js');
+    const res = await fetch(`${app.hubzilla.url}/token`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`${OAUTH_CLIENT.clientId}:${OAUTH_CLIENT.clientSecret}`).toString('base64')}` },
+      body: new URLSearchParams({ grant_type: 'client_credentials' }),
+    });
+    return `Bearer ${((await res.json()) as { access_token: string }).access_token}`;
+  }
+
+  it('is verified again once its last verify is 10 s old, while another login of the channel keeps the answers warm', async () => {
+    const bearer = await token();
+    expect((await read(bearer, FIRST)).errors).toBeUndefined();
+    expect((await read(DEMO, FIRST)).errors).toBeUndefined();
+    // Both verified: this answer is stored for the channel, shared by its logins.
+    expect((await read(DEMO)).errors).toBeUndefined();
+    app.hubzilla.revokeTokens();
+    // Within 10 s the revoked login still shares what the channel's logins keep (the documented bound).
+    clock += 4_000;
+    app.resetHubzillaCalls();
+    expect((await read(bearer)).errors).toBeUndefined();
+    expect(app.hubzillaCalls()).toEqual([]);
+    // Past it, its next read verifies it first: the hub says 401, and nothing stored is served.
+    clock += 7_000;
+    expect((await read(DEMO)).errors).toBeUndefined();
+    app.resetHubzillaCalls();
+    const refused = await read(bearer);
+    expect(refused.data?.channel?.networkStream ?? null).toBeNull();
+    expect(refused.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    expect(app.hubzillaCalls().map((c) => c.path)).toEqual(['/api/z/1.0/verify']);
+  });
+
+  it('ends sharing at once on a 401, inside the 10 s', async () => {
+    const bearer = await token();
+    // The token login is verified; the stream it will ask for is stored by the password login only.
+    expect((await read(bearer, '{ channel { name } }')).errors).toBeUndefined();
+    expect((await read(DEMO, FIRST)).errors).toBeUndefined();
+    expect((await read(DEMO)).errors).toBeUndefined();
+    app.hubzilla.revokeTokens();
+    clock += 1_000;
+    // A read nobody stored reaches the hub and gets its 401 ...
+    const files = await app.gql<Data>(
+      '{ channel(nickname: "demo") { files(first: 1) { totalCount } } }',
+      {},
+      { headers: { 'x-hubzilla-authorization': bearer } },
+    );
+    expect(files.errors?.[0]?.extensions?.code, JSON.stringify(files)).toBe('UNAUTHENTICATED');
+    // ... and the warm answers of the channel are no longer this login's.
+    const warm = await read(bearer);
+    expect(warm.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+  });
+});

@@ -11,7 +11,7 @@
 import { InputError, UpstreamError, type UpstreamInfo } from '../../errors.js';
 import type { RequestScope } from '../../request-scope.js';
 import { creatorScope } from './creators.js';
-import { rememberVerifiedChannel, verifiedChannel } from './identities.js';
+import { forgetLogin, needsProof, proveOnce, rememberVerifiedChannel, verifiedChannel } from './identities.js';
 import { codeForStatus, multipartBody, type FormPart, type HttpClient, type QueryValue } from '../http.js';
 import type { Page } from '../pagination.js';
 import {
@@ -229,7 +229,7 @@ export class HubzillaClient {
     const body = await this.get(['verify']);
     const channel = isObject(body) ? normaliseChannel(body) : null;
     if (channel && this.http && this.auth && 'authorization' in this.auth)
-      rememberVerifiedChannel(this.http, this.auth.authorization, this.channel, channel.channel_hash);
+      rememberVerifiedChannel(this.http, this.auth.authorization, this.channel, channel.channel_hash, this.http.now());
     return channel;
   }
 
@@ -524,11 +524,23 @@ export class HubzillaClient {
         this.info(method, path, null),
       );
     }
-    const headers: Record<string, string> = this.auth ? { authorization: this.auth.authorization } : {};
+    const http = this.http;
+    const { authorization } = this.auth;
+    // A login that shares its channel's stored answers is verified again once the hub's last word on it is old (identities.ts).
+    if (path[0] !== 'verify' && needsProof(http, authorization, this.channel, http.now())) {
+      await proveOnce(http, authorization, this.channel, () => this.getChannel());
+    }
+    const headers: Record<string, string> = { authorization };
     // Answers are kept for the channel the hub verified this login as, when known: its other logins share them.
     const identity = this.verifiedScope ?? undefined;
-    const response = await this.http.text({ method, path, query, headers, body, signal: this.signal, scope: this.scope, cacheIdentity: identity });
-    return parseAnswer(response.status, response.text, response.info);
+    const response = await http.text({ method, path, query, headers, body, signal: this.signal, scope: this.scope, cacheIdentity: identity });
+    try {
+      return parseAnswer(response.status, response.text, response.info);
+    } catch (error) {
+      // A login the hub refuses shares nothing from now on, whatever it was verified as before.
+      if (error instanceof UpstreamError && error.code === 'UNAUTHENTICATED') forgetLogin(http, authorization);
+      throw error;
+    }
   }
 
   private items(body: Body, path: readonly string[]): ItemRecord[] {
