@@ -239,3 +239,25 @@ describe('a withdrawn login stops reading', () => {
     expect(warm.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
   });
 });
+
+describe('stream past the hub’s 201 threads', () => {
+  it('reads on from the last thread’s time, so the newest threads are there (zot_feed() keeps the 201 oldest)', async () => {
+    // demo-projects has 3 wall threads; 250 more (the sandbox's clock moves a second per item).
+    const projects = `Basic ${Buffer.from('demo@example.com:demo-pass').toString('base64')}`;
+    for (let i = 0; i < 250; i++) {
+      const r = await fetch(`${t.hubzilla.url}/api/z/1.0/item/update?channel=demo-projects`, {
+        method: 'POST',
+        headers: { authorization: projects },
+        body: new URLSearchParams({ body: `thread number ${i}`, channel: 'demo-projects' }),
+      });
+      expect(((await r.json()) as { success: boolean }).success).toBe(true);
+    }
+    t.resetHubzillaCalls();
+    const r = await hz('{ channel(nickname: "demo-projects") { stream(last: 3) { totalCount cut nodes { body } } } }');
+    expect(r.errors).toBeUndefined();
+    expect(r.data.channel.stream.nodes.map((n: Data) => n.body)).toEqual(['thread number 247', 'thread number 248', 'thread number 249']);
+    expect(r.data.channel.stream.totalCount).toBe(253);
+    expect(r.data.channel.stream.cut).toBe(false);
+    expect(t.hubzillaCalls({ path: 'channel/stream' })).toHaveLength(2);
+  });
+});

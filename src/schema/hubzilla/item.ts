@@ -13,9 +13,10 @@ import { createHmac } from 'node:crypto';
 import { InputError } from '../../errors.js';
 import { threadsOf, type NetworkStreamFilters } from '../../upstreams/hubzilla/client.js';
 import type { ItemRecord } from '../../upstreams/hubzilla/records.js';
+import { STREAM_READS } from '../../upstreams/hubzilla/loaders.js';
 import { activityType, bodyImages, bodyText, objectKind, type ActivityType, type BodyImage, type ObjectKind } from '../../upstreams/hubzilla/vocabulary.js';
 import { builder } from '../builder.js';
-import { UPSTREAM_CALL } from '../cost.js';
+import { UPSTREAM_CALL, connectionCost } from '../cost.js';
 import type { Context } from '../context.js';
 import { localIdOf } from '../global-id.js';
 import { resolveConnection, type ConnectionResult } from '../pagination.js';
@@ -366,7 +367,19 @@ builder.node(ChannelItem, {
 });
 
 export const ChannelItemConnection = builder.connectionObject(
-  { type: ChannelItem, name: 'ChannelItemConnection', description: 'A page of channel items.' },
+  {
+    type: ChannelItem,
+    name: 'ChannelItemConnection',
+    description: 'A page of channel items.',
+    fields: (t) => ({
+      cut: t.boolean({
+        nullable: true,
+        description:
+          "True when the hub cut the list and reading on would cost more than the field's estimate (`stream` with over 1,000 threads since `since`): the newest are missing. Null for lists the hub never cuts.",
+        resolve: (connection) => (connection as { cut?: boolean }).cut ?? null,
+      }),
+    }),
+  },
   { name: 'ChannelItemEdge', description: 'A channel item with its cursor.' },
 );
 
@@ -419,16 +432,19 @@ builder.objectFields(Channel, (t) => ({
     {
       type: ChannelItem,
       description:
-        "The channel's wall items (`channel/stream`) created or changed since a time, whole threads in conversation order, oldest thread first: top items and comments alike. The hub does not paginate this list, so it is read once and paged here; at most about 200 threads come back.",
+        "The channel's wall items (`channel/stream`) created or changed since a time, whole threads in conversation order, oldest thread first: top items and comments alike. The hub does not paginate this list, so it is read whole and paged here. The hub keeps the 201 oldest threads of a read: past them the gateway reads on from the last thread's time, up to 5 reads (1,000 threads; `cut` says when that was not enough).",
       args: { since: t.arg({ type: 'DateTime', description: "Items created or changed after this time; the hub's default is 14 days ago." }) },
+      // Read whole (the window pages it here): up to STREAM_READS reads, however far the window goes.
+      complexity: (args, ctx) => ({ field: STREAM_READS, multiplier: connectionCost(args, ctx.defaultPageSize).multiplier }),
       resolve: async (c, args, ctx) => {
-        const items = await channelLoaders(ctx, c.nickname).stream(hubDate(args.since) ?? null);
+        const { items, cut } = await channelLoaders(ctx, c.nickname).stream(hubDate(args.since) ?? null);
         const models = withThreads(items, c.nickname, ctx);
-        return resolveConnection(args, ctx.defaultPageSize, async (page, perPage) => ({
+        const connection = await resolveConnection(args, ctx.defaultPageSize, async (page, perPage) => ({
           items: models.slice((page - 1) * perPage, page * perPage),
           total: models.length,
           hasNext: page * perPage < models.length,
         }));
+        return { ...connection, cut };
       },
     },
     ChannelItemConnection,

@@ -45,7 +45,7 @@ export class ChannelLoaders {
   private readonly fileExports: DataLoader<string, FileExportRecord | null>;
   private readonly threads: DataLoader<string, ItemRecord[] | null>;
   private readonly files: DataLoader<string, FileRecord | null>;
-  private readonly streams = new Map<string, Promise<ItemRecord[]>>();
+  private readonly streams = new Map<string, Promise<ChannelStream>>();
 
   constructor(readonly client: HubzillaClient) {
     this.info = memo(() => client.getChannel());
@@ -146,16 +146,63 @@ export class ChannelLoaders {
     return this.files.load(hash);
   }
 
-  /** channel/stream since `mindate` (hub default when null), read once per request. */
-  stream(mindate: string | null): Promise<ItemRecord[]> {
+  /** channel/stream since `mindate` (hub default when null), read on past the hub's cut, once per request. */
+  stream(mindate: string | null): Promise<ChannelStream> {
     const key = mindate ?? '';
     let promise = this.streams.get(key);
     if (!promise) {
-      promise = this.client.listChannelStream(mindate);
+      promise = this.readStream(mindate);
       this.streams.set(key, promise);
     }
     return promise;
   }
+
+  /**
+   * `zot_feed()` keeps the 201 threads that come first since `mindate`, the
+   * oldest; a channel with more in the window would never show its newest.
+   * So a read that comes back with 201 threads is followed by another from a
+   * second before the last thread's first item (threads already read are
+   * skipped), up to STREAM_READS reads; `cut` says the list still ends short.
+   */
+  private async readStream(mindate: string | null): Promise<ChannelStream> {
+    const items: ItemRecord[] = [];
+    const seen = new Set<string>();
+    let since = mindate;
+    for (let read = 0; read < STREAM_READS; read++) {
+      const page = await this.client.listChannelStream(since);
+      const tops: string[] = [];
+      for (const item of page) if (!tops.includes(item.message_top)) tops.push(item.message_top);
+      for (const item of page) if (!seen.has(item.message_top)) items.push(item);
+      for (const top of tops) seen.add(top);
+      const last = tops.at(-1);
+      if (tops.length < FEED_THREADS || last === undefined) return { items, cut: false };
+      const first = page
+        .filter((i) => i.message_top === last && i.created !== null)
+        .map((i) => i.created as string)
+        .sort()[0];
+      const next = first === undefined ? null : hubSecondBefore(first);
+      if (next === null || (since !== null && next <= since)) break;
+      since = next;
+    }
+    return { items, cut: true };
+  }
+}
+
+/** Threads `zot_feed()` keeps of a channel/stream read (include/items.php: the rest are cut). */
+const FEED_THREADS = 201;
+/** channel/stream reads one `stream` field may make: the first and the reads on past the cut (in its cost estimate). */
+export const STREAM_READS = 5;
+
+/** A channel/stream read on past the hub's cut; `cut` when even STREAM_READS reads did not reach its end. */
+export interface ChannelStream {
+  items: ItemRecord[];
+  cut: boolean;
+}
+
+/** An ISO instant one second earlier, as the hub's `YYYY-MM-DD HH:MM:SS`. */
+function hubSecondBefore(iso: string): string | null {
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? null : new Date(ms - 1000).toISOString().slice(0, 19).replace('T', ' ');
 }
 
 export class HubzillaLoaders {
