@@ -23,11 +23,23 @@ export function encodeGlobalId(typename: string, id: string | number | bigint): 
   return `${PREFIX}${typename}/${local}`;
 }
 
-/** Splits a global id; throws InputError for anything that is not one. */
+/** The graph's Node types (node-ids.ts records them as the schema is built): an id of any other type is refused, with a code. */
+const nodeTypes = new Set<string>();
+
+/** Records the names of the graph's Node types. */
+export function recordNodeTypes(names: Iterable<string>): void {
+  for (const name of names) nodeTypes.add(name);
+}
+
+/** Splits a global id; throws InputError for anything that is not one, or one of a type the graph does not have. */
 export function decodeGlobalId(globalId: string): { typename: string; id: string } {
   const match = /^gid:\/\/duograph\/([A-Za-z][A-Za-z0-9]*)\/(.+)$/.exec(globalId);
   if (!match || globalId.length > 512) throw new InputError(`"${globalId.slice(0, 80)}" is not a duograph global id.`, ['id']);
-  return { typename: match[1] ?? '', id: match[2] ?? '' };
+  const typename = match[1] ?? '';
+  if (nodeTypes.size > 0 && !nodeTypes.has(typename)) {
+    throw new InputError(`"${globalId.slice(0, 80)}" names type ${typename}, which is not a type of node in this graph.`, ['id']);
+  }
+  return { typename, id: match[2] ?? '' };
 }
 
 /**

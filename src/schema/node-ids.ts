@@ -5,6 +5,7 @@
  * synchronous but one (it reads the record), so the wrapper is replaced by a
  * function that encodes the same global id, and awaits only when it must.
  */
+import { recordNodeTypes } from './global-id.js';
 import { isObjectType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
 import { encodeGlobalId } from './global-id.js';
 
@@ -20,6 +21,7 @@ export function resolveNodeIdsSynchronously(schema: GraphQLSchema): number {
   let changed = 0;
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isObjectType(type) || !type.getInterfaces().some((i) => i.name === 'Node')) continue;
+    recordNodeTypes([type.name]);
     const localId = localIdResolver(type.extensions.pothosOptions);
     const field = type.getFields().id;
     if (!localId || !field) continue;

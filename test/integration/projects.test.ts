@@ -52,6 +52,17 @@ describe('Query.project', () => {
     expect(nodes.data?.nodes).toEqual([{ id, pathWithNamespace: 'platform/core' }, null]);
   });
 
+  it('refuses a global id of a type the graph does not have with a code, without calling an upstream', async () => {
+    t.resetCalls();
+    const res = await t.gql(`{ node(id: "gid://duograph/Foo/1") { id } }`);
+    // Decoded with the arguments, as a malformed id is: the request is refused whole.
+    expect(res.status).toBe(400);
+    expect(res.data).toBeUndefined();
+    expect(res.errors?.[0]?.extensions).toEqual({ code: 'BAD_USER_INPUT', field: ['id'] });
+    expect(res.errors?.[0]?.message).toMatch(/Foo/);
+    expect(t.calls()).toEqual([]);
+  });
+
   it('returns null for a project that does not exist or that the caller cannot see', async () => {
     const res = await t.gql(`{ missing: project(fullPath: "nope/nothing") { id } private: project(fullPath: "alice/secret-notes") { id } }`);
     expect(res.errors).toBeUndefined();
