@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aclList, date } from '../../src/upstreams/hubzilla/normalise.js';
+import { aclList, date, normaliseItem } from '../../src/upstreams/hubzilla/normalise.js';
 
 describe('date', () => {
   it('turns a Hubzilla UTC timestamp into ISO 8601', () => {
@@ -39,5 +39,14 @@ describe('aclList', () => {
 
   it('keeps an array as its non-empty strings', () => {
     expect(aclList(['a', '', 'b'])).toEqual(['a', 'b']);
+  });
+});
+
+describe('signature', () => {
+  it('keeps what the hub sends: empty for an item it did not sign, null only where the encoding has none', () => {
+    expect(normaliseItem({ signature: '' }).signature).toBe('');
+    expect(normaliseItem({ signature: 'sha256.abc' }).signature).toBe('sha256.abc');
+    expect(normaliseItem({ sig: '' }).signature).toBe('');
+    expect(normaliseItem({}).signature).toBeNull();
   });
 });

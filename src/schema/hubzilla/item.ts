@@ -189,7 +189,6 @@ type OptionalText =
   | 'llink'
   | 'location'
   | 'longlat'
-  | 'signature'
   | 'route'
   | 'layout_mid'
   | 'postopts'
@@ -280,7 +279,11 @@ builder.node(ChannelItem, {
       localLink: optional('llink', 'Link to the item on this hub (`llink`), where reported.'),
       location: optional('location', 'Free-form location of the item.'),
       coordinates: optional('longlat', 'Geographic coordinates of the item (`coord`), `lat lon`.'),
-      signature: optional('signature', 'Signature of the item by its author.'),
+      signature: t.string({
+        nullable: true,
+        description: "Signature of the item by its author, as the hub sends it: empty for an item it did not sign; null where the hub's encoding carries none.",
+        resolve: (i) => i.record.signature,
+      }),
       route: optional('route', 'Route the item travelled between hubs.'),
       layoutMessageId: optional('layout_mid', 'Message id of the layout of a design element.'),
       postOptions: optional('postopts', 'Posting options of the item.'),

@@ -257,7 +257,8 @@ export function normaliseItem(record: RawRecord): ItemRecord {
     llink: str(record.llink),
     location: str(record.location),
     longlat: str(record.longlat ?? record.coord),
-    signature: str(record.signature ?? record.sig),
+    // As the hub sends it: `""` for an item it did not sign, null only where the encoding has no signature.
+    signature: optStr(record.signature ?? record.sig),
     route: str(record.route),
     layout_mid: str(record.layout_mid),
     postopts: str(record.postopts),

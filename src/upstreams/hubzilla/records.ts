@@ -141,7 +141,7 @@ export interface ItemRecord {
   llink: string;
   location: string;
   longlat: string;
-  signature: string;
+  signature: string | null;
   route: string;
   layout_mid: string;
   postopts: string;
