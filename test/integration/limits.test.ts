@@ -192,8 +192,21 @@ describe('MAX_COST_IN_FLIGHT admits queries by their estimated upstream calls', 
     const text = await (await fetch(new URL('/metrics', budgeted.url))).text();
     return Number(/^duograph_graphql_operations_waiting (\d+)$/m.exec(text)?.[1]);
   };
+  /** Waits for what the test is about to see; no deadline (the test's timeout is the backstop). */
   async function until(check: () => Promise<boolean>) {
-    for (let i = 0; i < 200 && !(await check()); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    while (!(await check())) await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  /** Holds every job page until the returned function lets them go: a listing that started cannot finish meanwhile. */
+  function holdJobPages(): () => void {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    budgeted.sandbox.addFault({ path: /\/jobs$/, until: held, serve: true });
+    return () => {
+      budgeted.sandbox.clearFaults();
+      release();
+    };
   }
 
   it('runs the second query only once the first is done, and both answer in full', async () => {
@@ -210,11 +223,13 @@ describe('MAX_COST_IN_FLIGHT admits queries by their estimated upstream calls', 
   });
 
   it('answers an operation that calls no upstream while others wait', async () => {
+    const release = holdJobPages();
     const running = [budgeted.gql(listing(1)), budgeted.gql(listing(2))];
     await until(async () => (await waiting()) === 1);
     const typename = await budgeted.gql('{ __typename }');
     expect(typename.data).toEqual({ __typename: 'Query' });
     expect(await waiting()).toBe(1);
+    release();
     for (const result of await Promise.all(running)) expect(result.errors).toBeUndefined();
   });
 
@@ -238,6 +253,7 @@ describe('MAX_COST_IN_FLIGHT admits queries by their estimated upstream calls', 
   });
 
   it('drops a waiting query whose client went away: it makes no call and holds no part of the budget', async () => {
+    const release = holdJobPages();
     const running = budgeted.gql(listing(1));
     const controller = new AbortController();
     const gone = fetch(budgeted.url, {
@@ -252,6 +268,7 @@ describe('MAX_COST_IN_FLIGHT admits queries by their estimated upstream calls', 
     expect(await gone).toMatchObject({ name: 'AbortError' });
     await until(async () => (await waiting()) === 0);
     expect(await waiting()).toBe(0);
+    release();
     expect((await running).errors).toBeUndefined();
     // A query as large as the whole budget still runs: nothing was left held.
     const next = await budgeted.gql(`{ projects(first: 9) { nodes { id jobs(first: 3) { nodes { id } } } } }`);
