@@ -198,8 +198,8 @@ function checkInput(input: PostInput): UserErrorShape[] {
  * link formatting takes time growing with the square of such a run: on a
  * real 8.8.7 hub 10,000 characters took 3.5 s and 60,000 took 77 s (1 MB
  * held three PHP workers for 14 minutes, and the post was stored long after
- * the caller gave up). 5,000 costs under a second; prose, URLs and code
- * never come near it.
+ * the caller gave up). 5,000 costs under a second; prose and code never
+ * come near it (a URL that long is such a run too, and is refused).
  */
 export const MAX_UNBROKEN_RUN = 5_000;
 
