@@ -38,8 +38,15 @@ export function waitForOutput(child: ChildProcess, pattern: RegExp, what: string
 
 /** A throwaway redis-server on a free loopback port (or `port`, to start one again where another was), nothing saved to disk; stop it with SIGTERM. */
 export async function startRedis(port?: number): Promise<{ child: ChildProcess; url: string; port: number }> {
-  port ??= await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']);
-  await waitForOutput(child, /Ready to accept connections/, 'redis-server');
-  return { child, url: `redis://127.0.0.1:${port}`, port };
+  // A port found free can be taken by another process (another suite) before redis-server binds it: then another one is tried.
+  for (let attempt = 1; ; attempt++) {
+    const at = port ?? (await freePort());
+    const child = spawn('redis-server', ['--port', String(at), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']);
+    try {
+      await waitForOutput(child, /Ready to accept connections/, 'redis-server');
+      return { child, url: `redis://127.0.0.1:${at}`, port: at };
+    } catch (error) {
+      if (port !== undefined || attempt >= 5 || !/Address already in use/.test(String(error))) throw error;
+    }
+  }
 }
