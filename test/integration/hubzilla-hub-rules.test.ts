@@ -12,8 +12,9 @@
  *   reads an empty list as every connection: the gateway refuses such an
  *   item before the hub sees it.
  *
- * Run on 8.8 and 10 (vitest.config.ts); 10.x is assumed to play the same
- * rules (its Item.php keeps the duplicate check; its items.php was not read).
+ * Run on 8.8 and 10 (vitest.config.ts): 10.x's Zotlabs/Module/Item.php
+ * keeps the same duplicate check, word for word; its include/items.php was
+ * not readable, so its delivery is assumed to match 8.8's.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { seedFacts } from '../../src/sandbox/hubzilla/seed.js';

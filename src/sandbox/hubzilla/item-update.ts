@@ -160,7 +160,8 @@ const DUPLICATE_WINDOW_S = 120;
  * include/features.php): a new item whose body, as linkified, equals the body
  * of any item of the channel created in the last two minutes (comments and
  * received copies included, deleted ones too) is cancelled before
- * item_store() sees its uuid. Edits are exempt.
+ * item_store() sees its uuid. Edits are exempt. 10.x's Item.php has the same
+ * check.
  */
 function isDuplicate(store: Store, uid: number, body: string, now: string): boolean {
   const since = addSeconds(now, -DUPLICATE_WINDOW_S);
