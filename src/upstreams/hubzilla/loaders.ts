@@ -170,12 +170,12 @@ export class ChannelLoaders {
     let since = mindate;
     for (let read = 0; read < STREAM_READS; read++) {
       const page = await this.client.listChannelStream(since);
-      const tops: string[] = [];
-      for (const item of page) if (!tops.includes(item.message_top)) tops.push(item.message_top);
+      // The read's threads in order of first appearance (a Set keeps insertion order).
+      const tops = new Set(page.map((item) => item.message_top));
       for (const item of page) if (!seen.has(item.message_top)) items.push(item);
       for (const top of tops) seen.add(top);
-      const last = tops.at(-1);
-      if (tops.length < FEED_THREADS || last === undefined) return { items, cut: false };
+      const last = [...tops].at(-1);
+      if (tops.size < FEED_THREADS || last === undefined) return { items, cut: false };
       const first = page
         .filter((i) => i.message_top === last && i.created !== null)
         .map((i) => i.created as string)
