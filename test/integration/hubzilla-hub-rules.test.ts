@@ -220,6 +220,19 @@ describe('a withdrawn login stops reading', () => {
     expect(app.hubzillaCalls().map((c) => c.path)).toEqual(['/api/z/1.0/verify']);
   });
 
+  it('serves nothing stored to a stale login whose verify the hub fails, and says the hub failed', async () => {
+    expect((await read(DEMO, FIRST)).errors).toBeUndefined();
+    expect((await read(DEMO)).errors).toBeUndefined();
+    clock += 11_000;
+    app.hubzilla.addFault({ path: /\/verify$/, status: 500, body: '' });
+    const failed = await read(DEMO);
+    expect(failed.data?.channel?.networkStream ?? null).toBeNull();
+    expect(failed.errors?.[0]?.extensions?.code).toBe('UPSTREAM_ERROR');
+    app.hubzilla.clearFaults();
+    // Not a refusal: once the hub answers again, the login is verified and reads as before.
+    expect((await read(DEMO)).errors).toBeUndefined();
+  });
+
   it('ends sharing at once on a 401, inside the 10 s', async () => {
     const bearer = await token();
     // The token login is verified; the stream it will ask for is stored by the password login only.
