@@ -48,10 +48,29 @@ export interface CacheUsage {
   misses: number;
   /** The least time, in ms, any stored answer used stays within its plain maximum age; null when none was used. */
   freshForMs: number | null;
+  /**
+   * The stored answers the request read, for the warm-answer layer to tell
+   * later whether each would still be served; null once it read anything
+   * that cannot be judged so (a write, a read joined or not stored).
+   */
+  sources: AnswerSource[] | null;
+  /** When (ms since the epoch) an answer built from these reads stops being servable whatever their age: a Hubzilla login's proof ends. */
+  servableUntil: number;
+}
+
+/** One stored upstream answer a request read: what decides whether it would still be served. */
+export interface AnswerSource {
+  status: number;
+  storedAt: number;
+  tags: readonly string[];
+  origin: string;
+  seq: number;
+  /** The project whose job or pipeline webhooks may let it live longer. */
+  webhook?: { projectId: number; kind: 'jobs' | 'pipelines' };
 }
 
 export function newCacheUsage(): CacheUsage {
-  return { hits: 0, revalidated: 0, joined: 0, misses: 0, freshForMs: null };
+  return { hits: 0, revalidated: 0, joined: 0, misses: 0, freshForMs: null, sources: [], servableUntil: Number.POSITIVE_INFINITY };
 }
 
 /**

@@ -13,6 +13,8 @@
  *   operation what the `Cache-Control` request header says for a request:
  *   the way graphql-ws and SSE callers, who cannot set headers per
  *   operation, ask for fresh data.
+ * - An answer over GET carries an `ETag` (its text's digest); a GET whose
+ *   `If-None-Match` names it gets a 304 without a body.
  * - `extensions.upstreamCache: true` asks how the request's upstream reads
  *   were served; the answer's `extensions.upstreamCache` counts them.
  */
@@ -45,7 +47,15 @@ interface ScopeContext {
   params?: { extensions?: unknown };
 }
 
-export function useCacheHeaders(): Plugin {
+/** Whether an If-None-Match names `etag` (or is `*`), weak or strong alike (RFC 9110: weak comparison). */
+export function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  const bare = (tag: string) => tag.trim().replace(/^W\//, '');
+  return ifNoneMatch.split(',').some((tag) => tag.trim() === '*' || bare(tag) === etag);
+}
+
+/** `etagOf`: the validator of the answer sent for a request (warm-answers.ts), when there is one. */
+export function useCacheHeaders(etagOf: (request: Request) => string | undefined = () => undefined): Plugin {
   return {
     onExecute({ args }) {
       const context = args.contextValue as ScopeContext;
@@ -60,12 +70,21 @@ export function useCacheHeaders(): Plugin {
         },
       };
     },
-    onResponse({ request, response, serverContext }) {
+    onResponse({ request, response, serverContext, setResponse, fetchAPI }) {
       // An event stream keeps the headers Yoga gives it.
       if ((response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return;
       const usage = (serverContext as { scope?: RequestScope } | undefined)?.scope?.cache;
       response.headers.set('cache-control', answerCacheControl(request.method, response.status, usage));
       response.headers.append('vary', CREDENTIAL_HEADERS);
+      const etag = request.method === 'GET' && response.status === 200 ? etagOf(request) : undefined;
+      if (etag === undefined) return;
+      response.headers.set('etag', etag);
+      // The client holds this very answer: it may use it again (RFC 9110, 13.1.2).
+      if (matchesEtag(request.headers.get('if-none-match'), etag)) {
+        const headers = new fetchAPI.Headers();
+        for (const name of ['cache-control', 'vary', 'etag']) headers.set(name, response.headers.get(name) ?? '');
+        setResponse(new fetchAPI.Response(null, { status: 304, headers }));
+      }
     },
   };
 }

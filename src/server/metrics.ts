@@ -84,6 +84,7 @@ export class Metrics {
   private readonly upstreamSeconds: Histogram<(typeof UPSTREAM_LABELS)[number]>;
   private readonly activeSubscriptions: Gauge;
   private readonly cacheLookups: Counter<'upstream' | 'family' | 'outcome'>;
+  private readonly warmAnswers: Counter<'outcome'>;
   private readonly cacheHitAge: Histogram<'upstream' | 'family'>;
   private readonly cacheEvictions: Counter;
   private readonly cacheInvalidations: Counter<'upstream' | 'cause'>;
@@ -122,6 +123,12 @@ export class Metrics {
       name: 'duograph_upstream_cache_lookups_total',
       help: 'Upstream GETs by how they were served: hit (a stored answer), revalidated (a 304 renewed one), joined (a read in flight), miss (sent and read in full); by upstream and resource family.',
       labelNames: ['upstream', 'family', 'outcome'],
+      registers,
+    });
+    this.warmAnswers = new Counter({
+      name: 'duograph_warm_answers_total',
+      help: 'Whole query answers kept per credential scope: served (again, without running the operation), kept (after running it), stale (found, but something it was built from changed or aged).',
+      labelNames: ['outcome'],
       registers,
     });
     this.cacheHitAge = new Histogram({
@@ -177,6 +184,18 @@ export class Metrics {
       },
       invalidation: (upstream, cause) => this.cacheInvalidations.inc({ upstream, cause }),
     };
+  }
+
+  /** A warm answer (warm-answers.ts) served, kept, or found stale. */
+  warmAnswer(outcome: 'served' | 'kept' | 'stale'): void {
+    this.warmAnswers.inc({ outcome });
+  }
+
+  /** A query answered warm, without running: still an operation, counted as one that succeeded. */
+  operationServedWarm(operationName: string | undefined, request: Request, seconds: number): void {
+    const labels = { operation_name: this.nameLabel(operationName, request), operation_type: 'query', outcome: 'success' as const };
+    this.operations.inc(labels);
+    this.operationSeconds.observe(labels, seconds);
   }
 
   /** One stored answer pushed out for room. */

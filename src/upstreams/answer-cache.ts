@@ -22,7 +22,7 @@
  *   If-None-Match; a 304 renews it without a body.
  */
 import { createHmac } from 'node:crypto';
-import type { CacheUsage, RequestScope } from '../request-scope.js';
+import type { AnswerSource, CacheUsage, RequestScope } from '../request-scope.js';
 import type { CacheEntry, CacheStore } from './cache-store.js';
 import { type CachePolicy, gitlabPolicy, hubzillaPolicy, projectAliases, type WebhookKind, webhookTags } from './cache-policy.js';
 import type { PathSegments } from './http.js';
@@ -37,6 +37,8 @@ export interface RawAnswer {
   bytes: number;
   /** How this caller was served. */
   servedBy?: 'hit' | 'revalidated' | 'joined' | 'upstream';
+  /** The stored answer it is, when it was stored (hit, revalidated, or read and kept). */
+  source?: AnswerSource;
 }
 
 /** One GET as the cache sees it. */
@@ -183,9 +185,10 @@ export class AnswerCache {
     // Background work reads fresh: pollers exist to see changes; what they read still serves others.
     const callerAge = call.scope ? call.scope.cacheMaxAgeMs : 0;
     const entry = policy && this.storing ? await this.store.get(key) : null;
-    if (entry && policy && this.fresh(entry, policy, callerAge)) {
-      const answer = served(entry, 'hit');
+    if (entry && policy && this.fresh(entry, policy.webhook, callerAge)) {
+      const answer = served(entry, 'hit', policy);
       this.count(call.upstream, policy, 'hit', usage, entry);
+      track(usage, answer);
       onHit?.(answer);
       return answer;
     }
@@ -199,9 +202,14 @@ export class AnswerCache {
     // Counted at once, so that the join is seen while the shared read is still out.
     if (joined) this.count(call.upstream, policy, 'joined', usage, null);
     const answer = await promise;
-    if (joined) return { ...answer, servedBy: 'joined' };
+    // A joined read is judged by its own starter's steps, not this caller's: an answer built on it is not kept.
+    if (joined) {
+      if (usage) usage.sources = null;
+      return { ...answer, servedBy: 'joined' };
+    }
     const revalidated = answer.servedBy === 'revalidated';
     this.count(call.upstream, policy, revalidated ? 'revalidated' : 'miss', usage, revalidated ? { storedAt: this.now() } : null);
+    track(usage, answer);
     return answer;
   }
 
@@ -311,7 +319,7 @@ export class AnswerCache {
    * for its own entries, by the clock for another's (a drop in the same
    * millisecond counts: the order is not known).
    */
-  private droppedSince(entry: CacheEntry): boolean {
+  private droppedSince(entry: AnswerSource): boolean {
     if (entry.origin === this.id) return this.droppedAfter(entry.tags, entry.seq);
     if (entry.storedAt <= this.floor.at) return true;
     for (const tag of entry.tags) {
@@ -327,14 +335,35 @@ export class AnswerCache {
   }
 
   /** The longest an entry of this policy may serve anyone. */
-  private maxAge(entry: Pick<CacheEntry, 'status' | 'storedAt'>, policy: CachePolicy, now: number): number {
+  private maxAge(entry: Pick<CacheEntry, 'status' | 'storedAt'>, webhook: CachePolicy['webhook'], now: number): number {
     const { maxAgeMs, webhookMaxAgeMs } = this.options;
-    if (entry.status === 200 && policy.webhook && entry.storedAt >= this.since && this.isFed(policy.webhook, now)) return Math.max(maxAgeMs, webhookMaxAgeMs);
+    if (entry.status === 200 && webhook && entry.storedAt >= this.since && this.isFed(webhook, now)) return Math.max(maxAgeMs, webhookMaxAgeMs);
     return maxAgeMs;
   }
 
-  private fresh(entry: CacheEntry, policy: CachePolicy, callerAge: number | undefined, now = this.now()): boolean {
-    const limit = Math.min(this.maxAge(entry, policy, now), callerAge ?? Number.POSITIVE_INFINITY);
+  /**
+   * Whether every one of `sources` would still be served to a caller who
+   * accepts `callerAge` (every drop since, every age, the webhook age only
+   * while the project's webhooks reach the gateway): then the least plain
+   * age any has left, in ms (what a browser may keep); else null.
+   */
+  stillServed(sources: readonly AnswerSource[], callerAge: number | undefined): number | null {
+    const now = this.now();
+    let left = Number.POSITIVE_INFINITY;
+    for (const source of sources) {
+      if (!this.fresh(source, source.webhook, callerAge, now)) return null;
+      left = Math.min(left, this.options.maxAgeMs - (now - source.storedAt));
+    }
+    return Math.max(0, left);
+  }
+
+  /** The longest any answer may be served, webhook age included. */
+  get longestAgeMs(): number {
+    return Math.max(this.options.maxAgeMs, this.options.webhookMaxAgeMs);
+  }
+
+  private fresh(entry: AnswerSource, webhook: CachePolicy['webhook'], callerAge: number | undefined, now = this.now()): boolean {
+    const limit = Math.min(this.maxAge(entry, webhook, now), callerAge ?? Number.POSITIVE_INFINITY);
     // Fresh while younger than the limit (RFC 9111: lifetime > age), so no-cache (0) always asks the upstream.
     return now - entry.storedAt < limit && !this.droppedSince(entry);
   }
@@ -373,8 +402,8 @@ export class AnswerCache {
     const answer = await send(etag ? { 'if-none-match': etag } : {});
     if (answer.status === 304 && stale && etag) {
       const renewed: CacheEntry = { ...stale, storedAt: startedAt, origin: this.id, seq };
-      await this.keep(key, renewed, policy as CachePolicy);
-      return served(renewed, 'revalidated');
+      const kept = await this.keep(key, renewed, policy as CachePolicy);
+      return served(renewed, 'revalidated', kept ? policy : null);
     }
     if (!policy || !this.storing || !storable(call.upstream, answer)) return { ...answer, servedBy: 'upstream' };
     const body = policy.sanitize ? policy.sanitize(answer.text) : answer.text;
@@ -384,16 +413,19 @@ export class AnswerCache {
       if (value !== undefined) headers[name] = value;
     }
     const tags = policy.family === 'projects' ? [...policy.tags, ...projectAliases(body)] : policy.tags;
-    await this.keep(key, { status: answer.status, headers, body, storedAt: startedAt, tags, origin: this.id, seq }, policy);
-    return { ...answer, text: body, servedBy: 'upstream' };
+    const entry: CacheEntry = { status: answer.status, headers, body, storedAt: startedAt, tags, origin: this.id, seq };
+    const kept = await this.keep(key, entry, policy);
+    return { ...answer, text: body, servedBy: 'upstream', ...(kept ? { source: sourceOf(entry, policy) } : {}) };
   }
 
-  private async keep(key: string, entry: CacheEntry, policy: CachePolicy): Promise<void> {
+  /** Stores `entry`, unless a drop came while it was read; says whether it did. */
+  private async keep(key: string, entry: CacheEntry, policy: CachePolicy): Promise<boolean> {
     // A drop that came while the read ran may describe a change the answer missed.
-    if (this.droppedAfter(entry.tags, entry.seq)) return;
+    if (this.droppedAfter(entry.tags, entry.seq)) return false;
     const age = entry.status === 200 && policy.webhook ? Math.max(this.options.maxAgeMs, this.options.webhookMaxAgeMs) : this.options.maxAgeMs;
     // An entry with an ETag outlives its age, so that a later read can revalidate it rather than read it whole.
     await this.store.set(key, entry, entry.headers.etag ? age * REVALIDATE_FOR : age);
+    return true;
   }
 
   private key(call: CacheCall): string {
@@ -409,8 +441,22 @@ export class AnswerCache {
   }
 }
 
-function served(entry: CacheEntry, servedBy: 'hit' | 'revalidated'): RawAnswer {
-  return { status: entry.status, headers: entry.headers, text: entry.body, bytes: 0, servedBy };
+function served(entry: CacheEntry, servedBy: 'hit' | 'revalidated', policy: CachePolicy | null): RawAnswer {
+  const answer: RawAnswer = { status: entry.status, headers: entry.headers, text: entry.body, bytes: 0, servedBy };
+  if (policy) answer.source = sourceOf(entry, policy);
+  return answer;
+}
+
+function sourceOf(entry: CacheEntry, policy: CachePolicy): AnswerSource {
+  const { status, storedAt, tags, origin, seq } = entry;
+  return policy.webhook ? { status, storedAt, tags, origin, seq, webhook: policy.webhook } : { status, storedAt, tags, origin, seq };
+}
+
+/** Notes what a request's answer was built from: a stored answer, or something that cannot be judged later (nothing stored). */
+function track(usage: CacheUsage | undefined, answer: RawAnswer): void {
+  if (!usage?.sources) return;
+  if (answer.source) usage.sources.push(answer.source);
+  else usage.sources = null;
 }
 
 /**

@@ -559,6 +559,8 @@ export class HttpClient {
     const cache = this.cache;
     if (!cache) return this.execute(request, path, headers, info, decode);
     if (request.method !== 'GET') {
+      // What a request that writes answers is never kept as a warm answer.
+      if (request.scope?.cache) request.scope.cache.sources = null;
       let answer: unknown = null;
       let applied = false;
       try {
@@ -690,6 +692,8 @@ export class HttpClient {
     const headers: Record<string, string> = { accept: request.accept ?? '*/*', ...request.headers };
     if (request.range) headers.range = request.range;
     if (request.ifNoneMatch) headers['if-none-match'] = request.ifNoneMatch;
+    // A body streamed past the answer cache: nothing built on it can be judged later.
+    if (request.scope?.cache) request.scope.cache.sources = null;
     addRequestHeaders(headers, request.scope, this.tracer !== null);
     this.enterGate(request, info);
     this.enterRefused(request, info);

@@ -15,6 +15,7 @@ import { createTestApp, type TestApp } from '../helpers/app.js';
 const SECRET = 'answer-cache-webhook-secret-0123456789';
 const DEMO_HUB = `Basic ${Buffer.from('demo:demo-pass').toString('base64')}`;
 const CORE = '{ project(fullPath: "platform/core") { name starCount } }';
+const CORE_BY_ALIAS = '{ core: project(fullPath: "platform/core") { name starCount } }';
 const CORE_PATH = '/api/v4/projects/platform%2Fcore';
 
 let t: TestApp;
@@ -32,6 +33,12 @@ function gate(): { until: Promise<void>; open: () => void } {
 /** The cache lookups of one outcome counted so far, over every upstream and family. */
 async function lookups(outcome: 'hit' | 'miss' | 'revalidated' | 'joined'): Promise<number> {
   const metric = await t.app.metrics.registry.getSingleMetric('duograph_upstream_cache_lookups_total')?.get();
+  return (metric?.values ?? []).filter((v) => v.labels.outcome === outcome).reduce((sum, v) => sum + v.value, 0);
+}
+
+/** Whole answers served, kept or found stale, by the gateway's metric. */
+async function warmAnswers(outcome: 'served' | 'kept' | 'stale'): Promise<number> {
+  const metric = await t.app.metrics.registry.getSingleMetric('duograph_warm_answers_total')?.get();
   return (metric?.values ?? []).filter((v) => v.labels.outcome === outcome).reduce((sum, v) => sum + v.value, 0);
 }
 
@@ -74,11 +81,16 @@ describe('the answer cache', () => {
     expect(gets(CORE_PATH)).toBe(1);
     clock += 4_999;
     const sent = await upstreamRequests();
+    const hits = await lookups('hit');
+    // The same operation again: its whole answer, kept, without reading the stored upstream answer again.
     expect((await t.gql(CORE)).data).toEqual(first.data);
+    expect(await warmAnswers('served')).toBe(1);
+    expect(await lookups('hit')).toBe(hits);
+    // Another operation over the same project reads the stored answer: a hit is a lookup, not a call.
+    expect((await t.gql(CORE_BY_ALIAS)).data).toEqual({ core: first.data?.project });
     expect(gets(CORE_PATH)).toBe(1);
-    // A hit is a lookup, not a call: the calls metric counts only what went out.
     expect(await upstreamRequests()).toBe(sent);
-    expect(await lookups('hit')).toBeGreaterThanOrEqual(1);
+    expect(await lookups('hit')).toBe(hits + 1);
     clock += 2;
     expect((await t.gql(CORE)).data).toEqual(first.data);
     const calls = t.calls({ method: 'GET', path: CORE_PATH });
@@ -355,10 +367,10 @@ describe('the answer cache within CACHE_MAX_BYTES', () => {
     expect(value('duograph_upstream_cache_evictions_total')).toBeGreaterThan(0);
     expect(value('duograph_upstream_cache_bytes')).toBeGreaterThan(0);
     expect(value('duograph_upstream_cache_bytes')).toBeLessThanOrEqual(65_536);
-    // The most recent answer is still there; the first went out for room.
+    // The most recent answer is still there; the first went out for room (asked another way: not the kept whole answer).
     small.resetCalls();
-    await small.gql('{ project(id: "30") { name } }');
-    await small.gql('{ project(id: "1") { name } }');
+    await small.gql('{ project(id: "30") { id name } }');
+    await small.gql('{ project(id: "1") { id name } }');
     expect(small.calls({ method: 'GET' }).map((c) => c.path)).toEqual(['/api/v4/projects/1']);
   });
 });

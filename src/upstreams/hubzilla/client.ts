@@ -11,7 +11,7 @@
 import { InputError, UpstreamError, type UpstreamInfo } from '../../errors.js';
 import type { RequestScope } from '../../request-scope.js';
 import { creatorScope } from './creators.js';
-import { forgetLogin, needsProof, proveOnce, rememberVerifiedChannel, verifiedChannel } from './identities.js';
+import { forgetLogin, needsProof, provenUntil, proveOnce, rememberVerifiedChannel, verifiedChannel } from './identities.js';
 import { codeForStatus, multipartBody, type FormPart, type HttpClient, type QueryValue } from '../http.js';
 import type { Page } from '../pagination.js';
 import {
@@ -533,6 +533,9 @@ export class HubzillaClient {
     const headers: Record<string, string> = { authorization };
     // Answers are kept for the channel the hub verified this login as, when known: its other logins share them.
     const identity = this.verifiedScope ?? undefined;
+    // An answer built on what the channel's logins share is served no longer than this login's proof lasts.
+    const usage = this.scope?.cache;
+    if (identity !== undefined && usage) usage.servableUntil = Math.min(usage.servableUntil, provenUntil(http, authorization, this.channel));
     const response = await http.text({ method, path, query, headers, body, signal: this.signal, scope: this.scope, cacheIdentity: identity });
     try {
       return parseAnswer(response.status, response.text, response.info);

@@ -64,6 +64,12 @@ export function needsProof(upstream: object, authorization: string, channel: str
   return login !== undefined && now - login.provenAt > PROOF_MS;
 }
 
+/** Until when (on the upstream's clock) this login may share its channel's stored answers without another `verify`. */
+export function provenUntil(upstream: object, authorization: string, channel: string | null): number {
+  const login = tables.get(upstream)?.logins.get(loginKey(authorization, channel));
+  return login === undefined ? Number.NEGATIVE_INFINITY : login.provenAt + PROOF_MS;
+}
+
 /** Runs `verify` once for all the calls that find this login stale at the same time. */
 export function proveOnce(upstream: object, authorization: string, channel: string | null, verify: () => Promise<unknown>): Promise<unknown> {
   const { proving } = tableOf(upstream);
