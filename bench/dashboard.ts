@@ -10,12 +10,14 @@
  *   cache + webhooks  the defaults, and the gateway's receiver registered on
  *                     the 100 projects, so each change's webhook reaches it
  *
- * Printed per run: upstream GETs per refresh, stale answers (a refresh that
+ * A fourth run is the third with one user. Printed per run: upstream GETs per refresh, stale answers (a refresh that
  * misses a change whose webhook was delivered before it began, or that was
  * made longer than the allowed age before it began: 0 when cache is off, 5 s
  * without webhooks, 60 s with them), p50 and p99 of a refresh, and the
  * gateway's peak RSS. Targets: 20x fewer calls than off with webhooks, 2x
- * without, and no stale answer.
+ * without, and no stale answer; and the gateway's own CPU per refresh
+ * (user + system time of its process over the run, from /proc), which a
+ * warm answer should keep at a small fraction of a cold one's.
  *
  *   npm run bench:dashboard -- [--users 20] [--seconds 60] [--refresh 2000] [--change 5000] [--latency 0] [--no-build]
  */
@@ -52,12 +54,15 @@ interface Mode {
   webhooks: boolean;
   /** How old an answer may be, in ms, for a change announced by no webhook. */
   allowedAgeMs: number;
+  /** Users refreshing, when not --users. */
+  users?: number;
 }
 
 const MODES: Mode[] = [
   { name: 'cache off', env: { CACHE_MAX_AGE_MS: '0' }, webhooks: false, allowedAgeMs: 0 },
   { name: 'cache', env: {}, webhooks: false, allowedAgeMs: 5_000 },
   { name: 'cache + webhooks', env: {}, webhooks: true, allowedAgeMs: 60_000 },
+  { name: 'cache + webhooks, 1 user', env: {}, webhooks: true, allowedAgeMs: 60_000, users: 1 },
 ];
 
 interface Change {
@@ -76,6 +81,8 @@ interface Result {
   p50: number;
   p99: number;
   peakRssMb: number;
+  /** The gateway process's CPU time over the run, in ms. */
+  cpuMs: number;
 }
 
 async function gql(url: string, token: string, query: string): Promise<{ data?: unknown; errors?: unknown[] }> {
@@ -103,6 +110,16 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
 }
 
+/** Clock ticks per second of /proc's CPU times. */
+const TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+/** User and system CPU time of a process so far, in ms. */
+function cpuMs(pid: number | undefined): number {
+  // The command name (field 2) may hold spaces: count from the closing parenthesis.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS;
+}
+
 function peakRssMb(pid: number | undefined): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
@@ -123,6 +140,7 @@ async function run(mode: Mode): Promise<Result> {
     }
   }
   sandbox.clearRequests();
+  const cpuBefore = cpuMs(child.pid);
   const changes: Change[] = [];
   const durations: number[] = [];
   let stale = 0;
@@ -162,9 +180,10 @@ async function run(mode: Mode): Promise<Result> {
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + REFRESH_MS - Date.now())));
     }
   };
-  await Promise.all([changer, ...Array.from({ length: USERS }, (_, i) => user(`user-${i + 1}-token`))]);
+  await Promise.all([changer, ...Array.from({ length: mode.users ?? USERS }, (_, i) => user(`user-${i + 1}-token`))]);
   const calls = sandbox.requests.filter((r) => r.method === 'GET').length;
   const peak = peakRssMb(child.pid);
+  const cpu = cpuMs(child.pid) - cpuBefore;
   child.kill('SIGTERM');
   await new Promise((resolve) => child.once('exit', resolve));
   await sandbox.close();
@@ -178,6 +197,7 @@ async function run(mode: Mode): Promise<Result> {
     p50: percentile(durations, 50),
     p99: percentile(durations, 99),
     peakRssMb: peak,
+    cpuMs: cpu,
   };
 }
 
@@ -187,15 +207,19 @@ for (const mode of MODES) results.push(await run(mode));
 const off = results[0] as Result;
 const perRefresh = (r: Result) => r.calls / Math.max(1, r.refreshes);
 console.log(`${USERS} users refresh the 100x20 dashboard every ${REFRESH_MS} ms for ${SECONDS} s; one project's jobs change every ${CHANGE_MS} ms`);
-console.log('| run | refreshes | upstream GETs | per refresh | fewer than off | stale | failed | p50 ms | p99 ms | peak RSS MB |');
-console.log('|:--|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
+console.log('| run | refreshes | upstream GETs | per refresh | fewer than off | stale | failed | p50 ms | p99 ms | gateway CPU ms / refresh | peak RSS MB |');
+console.log('|:--|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
 for (const r of results) {
   const ratio = perRefresh(off) / Math.max(perRefresh(r), 1e-9);
   console.log(
-    `| ${r.mode} | ${r.refreshes} | ${r.calls} | ${perRefresh(r).toFixed(2)} | ${ratio.toFixed(1)}x | ${r.stale} | ${r.failed} | ${r.p50} | ${r.p99} | ${r.peakRssMb.toFixed(0)} |`,
+    `| ${r.mode} | ${r.refreshes} | ${r.calls} | ${perRefresh(r).toFixed(2)} | ${ratio.toFixed(1)}x | ${r.stale} | ${r.failed} | ${r.p50} | ${r.p99} | ${(r.cpuMs / Math.max(1, r.refreshes)).toFixed(2)} | ${r.peakRssMb.toFixed(0)} |`,
   );
 }
-const [, plain, hooked] = results as [Result, Result, Result];
+const [, plain, hooked] = results as [Result, Result, Result, Result];
+const cpuPerRefresh = (r: Result) => r.cpuMs / Math.max(1, r.refreshes);
+console.log(
+  `warm: a refresh with webhooks costs ${(cpuPerRefresh(off) / Math.max(cpuPerRefresh(hooked), 1e-9)).toFixed(1)}x less gateway CPU than with the cache off`,
+);
 console.log(
   `targets: webhooks ${(perRefresh(off) / perRefresh(hooked)).toFixed(1)}x (>= 20x), plain ${(perRefresh(off) / perRefresh(plain)).toFixed(1)}x (>= 2x), stale ${results.reduce((n, r) => n + r.stale, 0)} (0)`,
 );

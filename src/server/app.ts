@@ -164,17 +164,15 @@ export function buildApp(options: AppOptions): App {
     : (options.worker?.bus ?? createMemoryEventBus());
   const keySecret = fleetSecret(config);
   const cache = answerCache(config, keySecret, metrics, log, options.now);
-  // Answers of whole queries, over the stored upstream answers: only where those are stored at all.
-  const warm = cache.storing
-    ? new WarmAnswers({
-        cache,
-        keySecret,
-        maxBytes: config.cacheMaxBytes / 4,
-        now: options.now,
-        observe: (outcome) => metrics.warmAnswer(outcome),
-        onServed: (name, request, seconds) => metrics.operationServedWarm(name, request, seconds),
-      })
-    : null;
+  // Answers of whole queries, over the stored upstream answers (where those are stored at all); and GET answers' ETags.
+  const warm = new WarmAnswers({
+    cache,
+    keySecret,
+    maxBytes: config.cacheMaxBytes / 4,
+    now: options.now,
+    observe: (outcome) => metrics.warmAnswer(outcome),
+    onServed: (name, request, seconds) => metrics.operationServedWarm(name, request, seconds),
+  });
   // Cursors the gateway signs (Hubzilla's exact thread pages): every instance of a fleet reads another's.
   const cursorKey = createHmac('sha256', keySecret).update('duograph cursors').digest('base64url');
   const identities = new GitlabIdentities(options.now);
@@ -279,13 +277,13 @@ export function buildApp(options: AppOptions): App {
       useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'graphql-preflight', 'apollo-require-preflight'] }),
       useGetParameterChecks(),
       // After the checks that refuse a request; before anything that parses or runs the operation.
-      ...(warm ? [warm.plugin()] : []),
+      warm.plugin(),
       // @defer and @stream: slow fields (traces, languages, forks' parents) arrive in later parts of a multipart response.
       useDeferStream(),
       useCompiledExecution(),
       metrics.plugin(),
       useRequestIdOnErrors(),
-      useCacheHeaders((request) => warm?.etagOf(request)),
+      useCacheHeaders((request) => warm.etagOf(request)),
       useCredentialHints(),
       // Before the limits, so that an operation they refuse still has its span, with the refusal's code.
       ...(tracing ? [tracing.plugin()] : []),

@@ -13,6 +13,9 @@
  * operation's parameters: nothing kept names a token, and two scopes never
  * share an answer. Kept in this process only, bounded in bytes: the
  * stored upstream answers behind them may live in Redis for the fleet.
+ *
+ * Every GET answer also gets its validator here (its text's digest), which
+ * cache-headers.ts sends as the ETag and compares with If-None-Match.
  */
 import { createHash, createHmac } from 'node:crypto';
 import { type ExecutionResult, getOperationAST } from 'graphql';
@@ -36,7 +39,8 @@ interface WarmAnswer {
 
 /** What a request holds while it is served: its key, and the answer served warm or to be kept. */
 interface Pending {
-  key: string;
+  /** Null where nothing is kept (only the GET's validator is wanted). */
+  key: string | null;
   warm?: WarmAnswer;
   /** False once the operation turned out not to be a query. */
   query: boolean;
@@ -93,17 +97,17 @@ export class WarmAnswers {
   plugin(): Plugin {
     return {
       onParams: ({ request, params, setResult, context }) => {
-        if (request.method !== 'GET' && request.method !== 'POST') return;
+        const get = request.method === 'GET';
+        if (!get && request.method !== 'POST') return;
         const started = performance.now();
         const extensions = params.extensions as Record<string, unknown> | undefined;
-        // A caller asking how its upstream reads were served wants them made.
-        if (extensions?.upstreamCache === true) return;
+        // Only where upstream answers are stored; never for a caller asking how its upstream reads were served.
+        const keeping = this.options.cache.storing && extensions?.upstreamCache !== true;
         const scope = (context as { scope?: RequestScope }).scope;
-        if (!scope?.cache) return;
-        const key = this.keyOf(request, params, extensions);
-        const pending: Pending = { key, query: true };
+        if (!scope?.cache || (!keeping && !get)) return;
+        const pending: Pending = { key: keeping ? this.keyOf(request, params, extensions) : null, query: true };
         this.pending.set(request, pending);
-        const answer = this.answers.get(key);
+        const answer = pending.key === null ? undefined : this.answers.get(pending.key);
         if (!answer) return;
         const callerAge = extensionMaxAgeMs(extensions) ?? scope.cacheMaxAgeMs;
         const freshFor = this.now() < answer.servableUntil ? this.options.cache.stillServed(answer.sources, callerAge) : null;
@@ -135,7 +139,8 @@ export class WarmAnswers {
         if (!pending || pending.warm) return;
         if (Array.isArray(result) || Symbol.asyncIterator in result) return;
         const usage = (serverContext as { scope?: RequestScope }).scope?.cache;
-        const keep = pending.query && !result.errors?.length && !!usage?.sources?.length;
+        const { key } = pending;
+        const keep = key !== null && pending.query && !result.errors?.length && !!usage?.sources?.length;
         const get = request.method === 'GET';
         if (!keep && !get) return;
         const sources = usage?.sources ?? [];
@@ -147,9 +152,9 @@ export class WarmAnswers {
             const text = stringify(value);
             const etag = validator(text);
             if (get) pending.etag = etag;
-            if (keep) {
+            if (keep && key !== null) {
               const answer: WarmAnswer = { text, etag, sources, servableUntil, operationName: pending.operationName };
-              this.answers.set(pending.key, answer, { ttl: this.ttl(sources) });
+              this.answers.set(key, answer, { ttl: this.ttl(sources) });
               this.options.observe?.('kept');
             }
             return text;
