@@ -114,6 +114,10 @@ describe.skipIf(!hasRedis)('the answer cache of two instances on one Redis', () 
     expect(status(await gql(a, jobs))).toBe('RUNNING');
     expect(status(await gql(b, jobs))).toBe('RUNNING');
     expect(gets('/api/v4/projects/7/jobs')).toBe(1);
+    // B's whole answer is kept, and served again without running the query.
+    const servedOnB = await metric(b, 'duograph_warm_answers_total', 'outcome="served"');
+    expect(status(await gql(b, jobs))).toBe('RUNNING');
+    expect(await metric(b, 'duograph_warm_answers_total', 'outcome="served"')).toBe(servedOnB + 1);
     const dropsOnB = await metric(b, 'duograph_upstream_cache_invalidations_total', 'cause="webhook"');
     sandbox.advance(STEP_MS);
     await sandbox.flushDeliveries();
@@ -123,6 +127,23 @@ describe.skipIf(!hasRedis)('the answer cache of two instances on one Redis', () 
     expect(status(await gql(b, jobs))).toBe('FAILED');
     expect(status(await gql(a, jobs))).toBe('FAILED');
     expect(gets('/api/v4/projects/7/jobs')).toBe(2);
+  });
+
+  it("builds one instance's warm answer again when a mutation through the other changes what it used", async () => {
+    const stars = async (gateway: Gateway) =>
+      ((await gql(gateway, '{ project(fullPath: "platform/core") { starCount } }')).data?.project as { starCount: number }).starCount;
+    await gql(a, 'mutation { projectUnstar(input: { id: "platform/core" }) { changed } }', 'alice-token');
+    const before = await stars(b);
+    const servedOnB = await metric(b, 'duograph_warm_answers_total', 'outcome="served"');
+    expect(await stars(b)).toBe(before);
+    expect(await metric(b, 'duograph_warm_answers_total', 'outcome="served"')).toBe(servedOnB + 1);
+    const dropsOnB = await metric(b, 'duograph_upstream_cache_invalidations_total', 'cause="mutation"');
+    const starred = await gql(a, 'mutation { projectStar(input: { id: "platform/core" }) { changed } }', 'alice-token');
+    expect(starred.data).toEqual({ projectStar: { changed: true } });
+    // B hears of the drop through Redis; from then on its kept answer is not served.
+    await vi.waitFor(async () => expect(await metric(b, 'duograph_upstream_cache_invalidations_total', 'cause="mutation"')).toBeGreaterThan(dropsOnB));
+    expect(await stars(b)).toBe(before + 1);
+    expect(await metric(b, 'duograph_warm_answers_total', 'outcome="served"')).toBe(servedOnB + 1);
   });
 
   it('stores no token and no secret: keys are digests, and a project loses its runners token before it is stored', async () => {
