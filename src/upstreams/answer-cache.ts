@@ -180,11 +180,13 @@ export class AnswerCache {
    */
   async read(call: CacheCall, send: SendCall, cancelled: () => Error, onHit?: (answer: RawAnswer) => void): Promise<RawAnswer> {
     const policy = call.upstream === 'gitlab' ? gitlabPolicy(call.path) : hubzillaPolicy(call.path);
-    const key = this.key(call);
+    // The digest only for what is stored; reads in flight are matched in memory, by the plain scope and URL.
+    const scopeText = this.scopeText(call);
+    const key = policy && this.storing ? this.digest(scopeText) : null;
     const usage = call.scope?.cache;
     // Background work reads fresh: pollers exist to see changes; what they read still serves others.
     const callerAge = call.scope ? call.scope.cacheMaxAgeMs : 0;
-    const entry = policy && this.storing ? await this.store.get(key) : null;
+    const entry = key !== null ? await this.store.get(key) : null;
     if (entry && policy && this.fresh(entry, policy.webhook, callerAge)) {
       const answer = served(entry, 'hit', policy);
       this.count(call.upstream, policy, 'hit', usage, entry);
@@ -192,7 +194,7 @@ export class AnswerCache {
       onHit?.(answer);
       return answer;
     }
-    const { promise, joined } = this.reads.run(key, {
+    const { promise, joined } = this.reads.run(scopeText, {
       signal: call.signal,
       joinable: (started) => !policy || !this.droppedAfter(policy.tags, started),
       joiner: call.scope,
@@ -391,7 +393,7 @@ export class AnswerCache {
   /** The read itself: sent (revalidating a stale entry with an ETag), then stored unless a drop came while it ran. */
   private async fetch(
     call: CacheCall,
-    key: string,
+    key: string | null,
     policy: CachePolicy | null,
     stale: CacheEntry | null,
     send: (headers: Record<string, string>) => Promise<RawAnswer>,
@@ -400,12 +402,12 @@ export class AnswerCache {
     const seq = ++this.seq;
     const etag = stale?.headers.etag;
     const answer = await send(etag ? { 'if-none-match': etag } : {});
-    if (answer.status === 304 && stale && etag) {
+    if (answer.status === 304 && stale && etag && key !== null) {
       const renewed: CacheEntry = { ...stale, storedAt: startedAt, origin: this.id, seq };
       const kept = await this.keep(key, renewed, policy as CachePolicy);
       return served(renewed, 'revalidated', kept ? policy : null);
     }
-    if (!policy || !this.storing || !storable(call.upstream, answer)) return { ...answer, servedBy: 'upstream' };
+    if (!policy || key === null || !storable(call.upstream, answer)) return { ...answer, servedBy: 'upstream' };
     const body = policy.sanitize ? policy.sanitize(answer.text) : answer.text;
     const headers: Record<string, string> = {};
     for (const name of KEPT_HEADERS) {
@@ -428,16 +430,19 @@ export class AnswerCache {
     return true;
   }
 
-  private key(call: CacheCall): string {
+  /** The credential scope, upstream and URL of a call: in memory only (it holds the credentials); what is stored is keyed by its digest. */
+  private scopeText(call: CacheCall): string {
     const credentials =
       call.identity === undefined
         ? Object.entries(call.credentials ?? {})
             .map(([name, value]) => `${name.toLowerCase()}=${value}`)
             .sort()
         : [`identity=${call.identity}`];
-    return createHmac('sha256', this.options.keySecret)
-      .update(`${call.upstream}\n${credentials.join('\n')}\n${call.url}`)
-      .digest('base64url');
+    return `${call.upstream}\n${credentials.join('\n')}\n${call.url}`;
+  }
+
+  private digest(scopeText: string): string {
+    return createHmac('sha256', this.options.keySecret).update(scopeText).digest('base64url');
   }
 }
 
