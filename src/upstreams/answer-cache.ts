@@ -23,7 +23,7 @@
  */
 import { createHmac } from 'node:crypto';
 import type { AnswerSource, CacheUsage, RequestScope } from '../request-scope.js';
-import type { CacheEntry, CacheStore } from './cache-store.js';
+import type { CacheEntry, CacheStore, ParsedBody } from './cache-store.js';
 import { type CachePolicy, gitlabPolicy, hubzillaPolicy, projectAliases, type WebhookKind, webhookTags } from './cache-policy.js';
 import type { PathSegments } from './http.js';
 import { SharedReads } from './shared-reads.js';
@@ -39,6 +39,8 @@ export interface RawAnswer {
   servedBy?: 'hit' | 'revalidated' | 'joined' | 'upstream';
   /** The stored answer it is, when it was stored (hit, revalidated, or read and kept). */
   source?: AnswerSource;
+  /** The stored body's parsed form, shared with its other readers (in-memory store). */
+  parsed?: ParsedBody;
 }
 
 /** One GET as the cache sees it. */
@@ -449,6 +451,7 @@ export class AnswerCache {
 function served(entry: CacheEntry, servedBy: 'hit' | 'revalidated', policy: CachePolicy | null): RawAnswer {
   const answer: RawAnswer = { status: entry.status, headers: entry.headers, text: entry.body, bytes: 0, servedBy };
   if (policy) answer.source = sourceOf(entry, policy);
+  if (entry.parsed) answer.parsed = entry.parsed;
   return answer;
 }
 

@@ -23,6 +23,37 @@ export interface CacheEntry {
   /** The instance that read it, and that instance's step when the read began: its own drops are ordered by steps, not by the clock. */
   origin: string;
   seq: number;
+  /** In this process only (never written to Redis): the body's parsed form, shared by every reader of it. */
+  parsed?: ParsedBody;
+}
+
+/**
+ * A stored body's parsed form, made by its first reader and handed to every
+ * later one: a hit is not parsed again. Deep-frozen, since readers of every
+ * scope share it; the bytes it takes are counted once it exists.
+ */
+export class ParsedBody {
+  private made = false;
+  private value: unknown;
+
+  constructor(private readonly onMade: (value: unknown) => void = () => {}) {}
+
+  /** The parsed value: `parse` runs the first time only. */
+  get<T>(parse: () => T): T {
+    if (!this.made) {
+      this.value = deepFreeze(parse());
+      this.made = true;
+      this.onMade(this.value);
+    }
+    return this.value as T;
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  return value;
 }
 
 export interface CacheStore {
@@ -53,7 +84,11 @@ interface PooledBody {
   text: string;
   bytes: number;
   holders: number;
+  parsed: ParsedBody;
 }
+
+/** What a body's parsed form is counted as, per byte of its text: V8's objects of parsed JSON take about twice the text. */
+const PARSED_BYTES_PER_TEXT_BYTE = 2;
 
 /**
  * Entries in this process, bounded by `maxBytes`, least recently used out
@@ -93,8 +128,9 @@ export class MemoryStore implements CacheStore {
   async get(key: string): Promise<CacheEntry | null> {
     const stored = this.lru.get(key);
     if (!stored) return null;
-    const { digest: _digest, ...entry } = stored;
-    return entry;
+    const { digest, ...entry } = stored;
+    const parsed = this.bodies.get(digest)?.parsed;
+    return parsed ? { ...entry, parsed } : entry;
   }
 
   async set(key: string, entry: CacheEntry, ttlMs: number): Promise<void> {
@@ -104,12 +140,30 @@ export class MemoryStore implements CacheStore {
       const bytes = stringBytes(entry.body);
       // One answer may not take more than a quarter of the room: a huge page would push out everything else.
       if (bytes > this.maxBytes / 4) return;
-      body = { text: entry.body, bytes, holders: 0 };
+      const pooled: PooledBody = {
+        text: entry.body,
+        bytes,
+        holders: 0,
+        parsed: new ParsedBody(() => {
+          // Counted while the body is still held; made room for like any new entry.
+          if (this.bodies.get(digest) !== pooled) return;
+          const extra = bytes * PARSED_BYTES_PER_TEXT_BYTE;
+          pooled.bytes += extra;
+          this.bodyBytes += extra;
+          this.makeRoom();
+        }),
+      };
+      body = pooled;
       this.bodies.set(digest, body);
       this.bodyBytes += bytes;
     }
     body.holders++;
-    this.lru.set(key, { ...entry, body: body.text, digest }, { ttl: ttlMs });
+    const { parsed: _parsed, ...kept } = entry;
+    this.lru.set(key, { ...kept, body: body.text, digest }, { ttl: ttlMs });
+    this.makeRoom();
+  }
+
+  private makeRoom(): void {
     while (this.bytes() > this.maxBytes && this.lru.size > 0) this.lru.pop();
   }
 
@@ -178,7 +232,8 @@ export class RedisStore implements CacheStore {
 
   async set(key: string, entry: CacheEntry, ttlMs: number): Promise<void> {
     try {
-      await this.client.set(`duograph:cache:${key}`, JSON.stringify(entry), 'PX', Math.max(1, Math.ceil(ttlMs)));
+      const { parsed: _parsed, ...kept } = entry;
+      await this.client.set(`duograph:cache:${key}`, JSON.stringify(kept), 'PX', Math.max(1, Math.ceil(ttlMs)));
     } catch {
       // Not stored: the next read asks the upstream again.
     }

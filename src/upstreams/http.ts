@@ -12,6 +12,7 @@ import { UpstreamError, type ErrorCode, type UpstreamInfo } from '../errors.js';
 import { type RequestScope, upstreamRequestId } from '../request-scope.js';
 import type { AnswerCache, RawAnswer } from './answer-cache.js';
 import { invalidationTags } from './cache-policy.js';
+import type { ParsedBody } from './cache-store.js';
 import { ANONYMOUS, type GitlabIdentities, type LookupResult, lookupPath, lookupUserId } from './identities.js';
 import type { RateBudget } from './rate-budget.js';
 import type { RateGate } from './rate-gate.js';
@@ -387,8 +388,8 @@ interface ReadResponse<T> {
   bytes: number;
 }
 
-/** What a whole body becomes, decided in the callback that sees its end. */
-type Decode<T> = (text: string) => T;
+/** What a whole body becomes, decided in the callback that sees its end; `parsed`: a stored body's parsed form, shared. */
+type Decode<T> = (text: string, parsed?: ParsedBody) => T;
 
 /** A JSON body: its value (null for an empty body), or not JSON at all. */
 /** `empty`: no body at all, which a 204 or 304 means and a 200 or 201 must not. */
@@ -405,19 +406,21 @@ function addRequestHeaders(headers: Record<string, string>, scope: RequestScope 
 
 const asText: Decode<string> = (text) => text;
 
-const asJson: Decode<JsonContent> = (text) => {
+function jsonContent(text: string): JsonContent {
   if (text.length === 0) return { parsed: true, value: null, empty: true };
   try {
     return { parsed: true, value: JSON.parse(text) as unknown };
   } catch {
     return { parsed: false };
   }
-};
+}
 
-/** asJson, then `select` on what parsed. */
+const asJson: Decode<JsonContent> = (text, parsed) => (parsed ? parsed.get(() => jsonContent(text)) : jsonContent(text));
+
+/** asJson, then `select` on what parsed (it must not change it: a stored body's parsed form is shared). */
 function selecting(select: (body: unknown) => unknown): Decode<JsonContent> {
-  return (text) => {
-    const content = asJson(text);
+  return (text, parsed) => {
+    const content = asJson(text, parsed);
     return content.parsed ? { ...content, value: select(content.value) } : content;
   };
 }
@@ -597,7 +600,7 @@ export class HttpClient {
       (hit) => this.traceHit(request, hit),
     );
     info.status = answer.status;
-    return { status: answer.status, headers: answer.headers, content: decode(answer.text), bytes: answer.bytes };
+    return { status: answer.status, headers: answer.headers, content: decode(answer.text, answer.parsed), bytes: answer.bytes };
   }
 
   /** A span for a GET the cache answered: no call went out, and the trace says so. */

@@ -135,6 +135,30 @@ describe('warm answers', () => {
     expect(await warm('served')).toBe(served + 1);
   });
 
+  it('reads a stored answer again for another operation from its parsed form, shared and left unchanged', async () => {
+    const ids = '{ project(id: "7") { jobs(first: 5) { nodes { id restId } } } }';
+    const first = await t.gql<Jobs>(JOBS);
+    const hits = await lookups();
+    // Another operation over the same page: a hit on the stored answer, whose parsed form the first read made.
+    const again = await t.gql<{ project: { jobs: { nodes: { id: string; restId: number }[] } } }>(ids);
+    expect(again.errors).toBeUndefined();
+    expect(await lookups()).toBeGreaterThan(hits);
+    expect(again.data?.project.jobs.nodes.map((job) => job.restId)).toEqual(first.data?.project.jobs.nodes.map((job) => job.restId));
+    expect(again.data?.project.jobs.nodes[0]?.id).toMatch(/^gid:\/\/duograph\/Job\/7\/\d+$/);
+    // And the first operation, asked another way (not its kept answer), reads the same parsed form once more.
+    const third = await t.gql<Jobs>(JOBS.replace('query Jobs', 'query JobsAgain'));
+    expect(third.data).toEqual(first.data);
+    // One job, read whole (no fields picked from it): the gateway adds what it needs to a copy, not to the shared record.
+    const job = '{ node(id: "gid://duograph/Job/7/2003") { ... on Job { restId status } } }';
+    const one = await t.gql(job);
+    expect(one.errors).toBeUndefined();
+    for (const alias of ['a', 'b']) {
+      const other = await t.gql(`{ ${alias}: node(id: "gid://duograph/Job/7/2003") { ... on Job { restId status } } }`);
+      expect(other.errors).toBeUndefined();
+      expect(other.data?.[alias]).toEqual(one.data?.node);
+    }
+  });
+
   it('never serves one scope what another was answered, nor keeps an answer with errors, a mutation or a report of reads', async () => {
     const secret = '{ project(fullPath: "alice/secret-notes") { name } }';
     for (let round = 0; round < 2; round++) {

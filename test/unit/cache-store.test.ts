@@ -1,7 +1,7 @@
 /**
  * The in-memory answer store (upstreams/cache-store.ts): bounded in bytes,
  * least recently used out first, a body several scopes read alike held and
- * counted once.
+ * counted once, and parsed once for every reader.
  */
 import { describe, expect, it } from 'vitest';
 import { type CacheEntry, MemoryStore } from '../../src/upstreams/cache-store.js';
@@ -17,6 +17,49 @@ const entry = (body: string): CacheEntry => ({
 });
 
 describe('MemoryStore', () => {
+  it('parses a body once for every key and reader of it, frozen, and counts its parsed form', async () => {
+    const store = new MemoryStore(1_000_000);
+    const page = JSON.stringify(Array.from({ length: 100 }, (_, id) => ({ id, name: `job ${id}`, tags: ['a'] })));
+    await store.set('alice', entry(page), 60_000);
+    await store.set('bob', entry(page), 60_000);
+    const before = store.bytes();
+    let parses = 0;
+    const parse = () => {
+      parses++;
+      return JSON.parse(page) as { id: number; tags: string[] }[];
+    };
+    const first = (await store.get('alice'))?.parsed?.get(parse);
+    const second = (await store.get('bob'))?.parsed?.get(parse);
+    expect(parses).toBe(1);
+    expect(second).toBe(first);
+    expect(first?.[99]?.id).toBe(99);
+    // Shared by every scope: nobody may change it.
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(Object.isFrozen(first?.[0]?.tags)).toBe(true);
+    expect(() => first?.[0]?.tags.push('b')).toThrow(TypeError);
+    // Counted once made: about twice the text, for the objects V8 holds.
+    expect(store.bytes() - before).toBe(page.length * 2);
+  });
+
+  it('makes room for a parsed form like for a new entry, and stores nothing of it in an entry', async () => {
+    const page = JSON.stringify(Array.from({ length: 100 }, (_, id) => ({ id })));
+    const store = new MemoryStore(Math.ceil(page.length * 4.5));
+    for (const [key, text] of [
+      ['one', page],
+      ['two', `${page} `],
+      ['three', `${page}  `],
+    ] as const)
+      await store.set(key, entry(text), 60_000);
+    expect(await store.get('one')).not.toBeNull();
+    (await store.get('three'))?.parsed?.get(() => JSON.parse(page));
+    // Three texts and one parsed form do not fit: the least recently used entry goes.
+    expect(store.bytes()).toBeLessThanOrEqual(page.length * 4.5);
+    expect(await store.get('two')).toBeNull();
+    const kept = await store.get('three');
+    expect(kept?.body).toBe(`${page}  `);
+    expect(Object.keys(kept ?? {})).not.toContain('digest');
+  });
+
   it('holds a body that several keys store once, and lets it go with its last key', async () => {
     let evicted = 0;
     const store = new MemoryStore(1_000_000, () => evicted++);

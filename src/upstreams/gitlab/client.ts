@@ -189,7 +189,8 @@ function isSudoNotFound(body: unknown): boolean {
 
 /** GitLab's job record does not name its project; every job path needs it, so the client adds it. */
 function withProject(job: JobRecord, projectId: number): JobRecord {
-  // The record was parsed for this call alone: set the field rather than copy thousands of records.
+  // A stored answer's parsed form is shared and frozen: copied. One parsed for this call alone gets the field set.
+  if (Object.isFrozen(job)) return { ...job, project_id: projectId };
   job.project_id = projectId;
   return job;
 }
