@@ -9,6 +9,9 @@
  *   gateway   the built gateway, `node dist/src/main.js serve`, pointed at the sandbox
  *   plain     bench/plain-client.ts: the same REST calls by hand with undici,
  *             the same JSON back (the test bench-workloads checks both)
+ *   yoga      bench/yoga-reference.ts, for the workloads it knows (the 100x20
+ *             dashboard): a hand-made graphql-yoga server with an undici Pool
+ *             and a DataLoader per request, what a team would write itself
  * All three run compiled (npm run build, and bench/tsconfig.json for the bench's own).
  *
  * For each workload, with a fresh gateway and plain client: throughput runs at
@@ -36,6 +39,7 @@ import { createInterface } from 'node:readline';
 import { performance } from 'node:perf_hooks';
 import { isDeepStrictEqual, parseArgs } from 'node:util';
 import { Pool } from 'undici';
+import { YOGA_OPERATIONS } from './plain/yoga.js';
 import { gatewayCredentials, loadWorkloads, type Workload } from './workloads.js';
 
 const { values: flags } = parseArgs({
@@ -140,6 +144,15 @@ function startGateway(upstreams: Record<string, string>): Promise<Server> {
   );
 }
 
+function startYoga(upstreams: Record<string, string>): Promise<Server> {
+  return startProcess(
+    'yoga',
+    [...profileFlags('yoga'), 'dist/bench/yoga-reference.js', '--gitlab', upstreams.gitlab ?? '', '--connections', String(CONNECTIONS)],
+    {},
+    json,
+  );
+}
+
 function startPlain(upstreams: Record<string, string>): Promise<Server> {
   return startProcess(
     'plain',
@@ -205,7 +218,7 @@ async function peakRssMb(pid: number): Promise<number> {
 // --- load ------------------------------------------------------------------------
 
 interface Target {
-  name: 'gateway' | 'plain';
+  name: 'gateway' | 'plain' | 'yoga';
   server: Server;
   url: URL;
 }
@@ -322,14 +335,12 @@ function combine(rounds: Round[]): Measurement {
  * whatever else the machine does in the meantime falls on both alike, so the
  * ratio holds better than one long run of each would.
  */
-async function measurePair(gateway: Target, plain: Target, workload: Workload, concurrency: number, sandbox: Server): Promise<[Measurement, Measurement]> {
-  const gatewayRounds: Round[] = [];
-  const plainRounds: Round[] = [];
+async function measureAll(targets: Target[], workload: Workload, concurrency: number, sandbox: Server): Promise<Measurement[]> {
+  const rounds: Round[][] = targets.map(() => []);
   for (let r = 0; r < ROUNDS; r++) {
-    gatewayRounds.push(await round(gateway, workload, concurrency, sandbox, r === 0));
-    plainRounds.push(await round(plain, workload, concurrency, sandbox, r === 0));
+    for (const [i, target] of targets.entries()) rounds[i]?.push(await round(target, workload, concurrency, sandbox, r === 0));
   }
-  return [combine(gatewayRounds), combine(plainRounds)];
+  return rounds.map(combine);
 }
 
 // --- report ----------------------------------------------------------------------
@@ -342,6 +353,8 @@ interface Row {
   criticalPathMs: number;
   gateway: Measurement;
   plain: Measurement;
+  /** The Yoga reference, on the workloads it knows. */
+  yoga?: Measurement;
 }
 
 const fixed = (value: number, digits = 1): string => (Number.isFinite(value) ? value.toFixed(digits) : '-');
@@ -354,6 +367,8 @@ function table(rows: Row[]): string {
     'req/s gw',
     'req/s plain',
     'gw/plain',
+    'req/s yoga',
+    'gw/yoga',
     'p50 gw',
     'p50 plain',
     'p99 gw',
@@ -361,6 +376,7 @@ function table(rows: Row[]): string {
     'CPU ms/req gw',
     'CPU plain',
     'gw/plain',
+    'CPU yoga',
     'RSS MB gw',
     'RSS plain',
     'calls/req',
@@ -375,6 +391,8 @@ function table(rows: Row[]): string {
     fixed(r.gateway.rps),
     fixed(r.plain.rps),
     fixed(r.gateway.rps / r.plain.rps, 2),
+    r.yoga ? fixed(r.yoga.rps) : '-',
+    r.yoga ? fixed(r.gateway.rps / r.yoga.rps, 2) : '-',
     fixed(r.gateway.p50),
     fixed(r.plain.p50),
     fixed(r.gateway.p99),
@@ -382,6 +400,7 @@ function table(rows: Row[]): string {
     fixed(r.gateway.cpuMsPerRequest, 2),
     fixed(r.plain.cpuMsPerRequest, 2),
     fixed(r.gateway.cpuMsPerRequest / r.plain.cpuMsPerRequest, 2),
+    r.yoga ? fixed(r.yoga.cpuMsPerRequest, 2) : '-',
     fixed(r.gateway.peakRssMb, 0),
     fixed(r.plain.peakRssMb, 0),
     fixed(r.gateway.callsPerRequest, 2),
@@ -422,6 +441,19 @@ function targets(rows: Row[]): TargetCheck[] {
       met: ratio <= 1.25,
     });
   }
+  const single = rows.find((r) => r.workload === 'projects-jobs-100x20' && r.latencyMs === 0 && r.concurrency === 1);
+  if (single) {
+    const cpu = single.gateway.cpuMsPerRequest / single.plain.cpuMsPerRequest;
+    checks.push({ target: '100x20 at 1 client: gateway CPU/request < 2x plain', value: `${fixed(cpu, 2)}x`, met: cpu < 2 });
+  }
+  for (const row of rows.filter((r) => r.yoga)) {
+    const ratio = row.gateway.rps / (row.yoga?.rps ?? Number.NaN);
+    checks.push({
+      target: `${row.workload}, ${row.latencyMs} ms/call, ${row.concurrency} clients: throughput >= 1x the Yoga reference`,
+      value: `${fixed(ratio, 2)}x`,
+      met: ratio >= 1,
+    });
+  }
   if (main) {
     const cpu = main.gateway.cpuMsPerRequest / main.plain.cpuMsPerRequest;
     checks.push({ target: '100x20 at 16 clients: gateway CPU/request <= 1.5x plain', value: `${fixed(cpu, 2)}x`, met: cpu <= 1.5 });
@@ -447,7 +479,7 @@ function targets(rows: Row[]): TargetCheck[] {
 
 async function main(): Promise<void> {
   if (!flags['no-build']) {
-    // The gateway as `npm run build` makes it; the sandbox front and the plain client compiled alike.
+    // The gateway as `npm run build` makes it; the sandbox front, the plain client and the Yoga reference compiled alike.
     for (const args of [
       ['run', 'build'],
       ['exec', '--', 'tsc', '-p', 'bench/tsconfig.json'],
@@ -474,25 +506,29 @@ async function main(): Promise<void> {
     for (const workload of workloads) {
       // Fresh server processes per workload: a peak RSS then belongs to that workload alone.
       const gateway = await startGateway(sandbox.ready);
-      const plain = await startPlain(sandbox.ready).catch(async (error: unknown) => {
-        await gateway.stop();
-        throw error;
-      });
+      const started: Server[] = [gateway];
       try {
-        const [gatewayTarget, plainTarget]: [Target, Target] = [
+        const plain = await startPlain(sandbox.ready);
+        started.push(plain);
+        const yoga = YOGA_OPERATIONS.has(workload.operationName ?? '') ? await startYoga(sandbox.ready) : null;
+        if (yoga) started.push(yoga);
+        const targetList: Target[] = [
           { name: 'gateway', server: gateway, url: new URL(gateway.ready.url ?? '') },
           { name: 'plain', server: plain, url: new URL(plain.ready.url ?? '') },
+          ...(yoga ? [{ name: 'yoga' as const, server: yoga, url: new URL(yoga.ready.url ?? '') }] : []),
         ];
-        // Both answer with the same data, or the comparison means nothing.
+        // All answer with the same data, or the comparison means nothing.
         await setLatency(0);
-        const [fromGateway, fromPlain] = await Promise.all([gatewayTarget, plainTarget].map((t) => loadClient(t, workload, 1).send()));
-        if (!isDeepStrictEqual(JSON.parse(fromGateway ?? ''), JSON.parse(fromPlain ?? ''))) {
-          throw new Error(`${workload.name}: the gateway and the plain client answer differently`);
+        const answers = await Promise.all(targetList.map((t) => loadClient(t, workload, 1).send()));
+        for (const [i, answer] of answers.entries()) {
+          if (!isDeepStrictEqual(JSON.parse(answers[0] ?? ''), JSON.parse(answer))) {
+            throw new Error(`${workload.name}: the gateway and ${targetList[i]?.name} answer differently`);
+          }
         }
         for (const phase of phases) {
           await setLatency(phase.latencyMs);
           for (const concurrency of phase.concurrencies) {
-            const [gw, pl] = await measurePair(gatewayTarget, plainTarget, workload, concurrency, sandbox);
+            const [gw, pl, yo] = (await measureAll(targetList, workload, concurrency, sandbox)) as [Measurement, Measurement, Measurement?];
             rows.push({
               workload: workload.name,
               latencyMs: phase.latencyMs,
@@ -501,13 +537,15 @@ async function main(): Promise<void> {
               criticalPathMs: workload.rounds * phase.latencyMs,
               gateway: gw,
               plain: pl,
+              ...(yo ? { yoga: yo } : {}),
             });
-            console.error(`${workload.name} latency ${phase.latencyMs} c${concurrency}: gateway ${fixed(gw.rps)} req/s, plain ${fixed(pl.rps)} req/s`);
+            console.error(
+              `${workload.name} latency ${phase.latencyMs} c${concurrency}: gateway ${fixed(gw.rps)} req/s, plain ${fixed(pl.rps)} req/s${yo ? `, yoga ${fixed(yo.rps)} req/s` : ''}`,
+            );
           }
         }
       } finally {
-        await plain.stop();
-        await gateway.stop();
+        for (const server of started.reverse()) await server.stop();
       }
     }
   } finally {

@@ -2,11 +2,13 @@
  * The benchmark's workloads (bench/workloads/*.graphql) cost exactly the
  * upstream calls their header names as the REST API's minimum, and the plain
  * REST client the benchmark compares against makes those very calls and
- * builds the very same data. Call counts only: the benchmark reports time.
+ * builds the very same data, as does the hand-made Yoga reference on the
+ * workloads it knows. Call counts only: the benchmark reports time.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANSWERS } from '../../bench/plain/answers.js';
 import { createRestClient, type RestClient } from '../../bench/plain/rest.js';
+import { YOGA_OPERATIONS, yogaReference } from '../../bench/plain/yoga.js';
 import { BENCH_GITLAB_OPTIONS, BENCH_HUBZILLA_OPTIONS } from '../../bench/sandbox-options.js';
 import { gatewayCredentials, loadWorkloads, type Workload } from '../../bench/workloads.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
@@ -73,6 +75,19 @@ describe('bench workloads', () => {
       const plain = await answer(rest.withCredentials(plainCredentials(workload)));
       expect(callsSince()).toEqual(gatewayCalls);
       expect(plain).toEqual(gateway.data);
+
+      if (!YOGA_OPERATIONS.has(workload.operationName)) return;
+      resetCalls();
+      const yoga = yogaReference(rest);
+      const response = await yoga.fetch('http://reference/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...gatewayCredentials(workload) },
+        body: JSON.stringify({ query: workload.query }),
+      });
+      const reference = (await response.json()) as { data?: unknown; errors?: unknown };
+      expect(reference.errors).toBeUndefined();
+      expect(callsSince()).toEqual(gatewayCalls);
+      expect(reference.data).toEqual(gateway.data);
     },
   );
 });
