@@ -15,6 +15,8 @@ export default defineConfig({
   test: {
     // Sends every gateway's logs to one file and checks it for credentials after the run.
     globalSetup: ['test/global-setup.ts'],
+    // vi.waitFor waits for its condition, not for one second (test/setup.ts).
+    setupFiles: ['test/setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',

@@ -18,8 +18,9 @@ let t: TestApp;
 let rest: RestClient;
 
 beforeAll(async () => {
-  t = await createTestApp({ sandbox: BENCH_GITLAB_OPTIONS, hubzillaSandbox: BENCH_HUBZILLA_OPTIONS });
-  rest = createRestClient({ gitlabUrl: t.sandbox.url, hubzillaUrl: t.hubzilla.url, connections: 8 });
+  // Calls are counted here, not timed: scale-1000's 1,000 pages may take long on a busy machine.
+  t = await createTestApp({ sandbox: BENCH_GITLAB_OPTIONS, hubzillaSandbox: BENCH_HUBZILLA_OPTIONS, env: { UPSTREAM_TIMEOUT_MS: '120000' } });
+  rest = createRestClient({ gitlabUrl: t.sandbox.url, hubzillaUrl: t.hubzilla.url, connections: 8, timeoutMs: 120_000 });
 });
 
 afterAll(async () => {
@@ -89,5 +90,6 @@ describe('bench workloads', () => {
       expect(callsSince()).toEqual(gatewayCalls);
       expect(reference.data).toEqual(gateway.data);
     },
+    120_000,
   );
 });
