@@ -15,8 +15,9 @@ let clock = Date.now();
 
 beforeAll(async () => {
   // Breaker off and short back-off: every fault here is persistent, so retries run out and each case stands alone.
+  // The deadline is what the hang case waits out: long enough that no healthy field misses it on a busy machine.
   t = await createTestApp({
-    env: { UPSTREAM_TIMEOUT_MS: '400', BREAKER_THRESHOLD: '0', UPSTREAM_RETRY_BASE_MS: '5', UPSTREAM_MAX_RESPONSE_BYTES: '65536' },
+    env: { UPSTREAM_TIMEOUT_MS: '5000', BREAKER_THRESHOLD: '0', UPSTREAM_RETRY_BASE_MS: '5', UPSTREAM_MAX_RESPONSE_BYTES: '65536' },
     app: { now: () => clock },
   });
 });
