@@ -24,13 +24,24 @@ function newest(dir) {
   return latest;
 }
 
+// `npm run build` ends with --stamp: what it built is current, and a start after `npm prune --omit=dev` needs no compiler.
+if (process.argv.includes('--stamp')) {
+  writeFileSync(STAMP, '');
+  process.exit(0);
+}
+
 // An installed package has dist/ and no sources: nothing to build.
 if (existsSync(new URL('src/', ROOT))) {
   const sources = Math.max(newest(new URL('src/', ROOT)), ...CONFIG.map((file) => statSync(new URL(file, ROOT)).mtimeMs));
   const built = existsSync(STAMP) ? statSync(STAMP).mtimeMs : 0;
   if (sources >= built) {
+    if (!existsSync(new URL('node_modules/typescript/', ROOT))) {
+      console.error(
+        'dist/ is older than src/ (or was never built), and TypeScript is not installed to build it: run `npm run build` before `npm prune --omit=dev`, or `npm ci` to build here.',
+      );
+      process.exit(1);
+    }
     const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
     if (build.status !== 0) process.exit(build.status ?? 1);
-    writeFileSync(STAMP, '');
   }
 }

@@ -7,10 +7,10 @@
  * has built dist/ from the current sources.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 
@@ -62,6 +62,35 @@ describe('the production start', () => {
   it('`node dist/src/main.js serve` drains a request in flight on SIGTERM and exits 0', async () => {
     await drainsOnSigterm(await start(process.execPath, ['dist/src/main.js', 'serve'], SLOW));
   }, 60_000);
+});
+
+describe('the production path of docs/operations.md', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'duograph-production-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('serves and drains after npm ci, npm run build and npm prune --omit=dev, with no dev dependency left', async () => {
+    // What a clean clone holds: the tracked files as they are now.
+    const tracked = spawnSync('git', ['ls-files', '-z'], { cwd: root, encoding: 'utf8' }).stdout.split('\0').filter(Boolean);
+    expect(tracked).toContain('package-lock.json');
+    for (const file of tracked) {
+      mkdirSync(dirname(join(dir, file)), { recursive: true });
+      copyFileSync(join(root, file), join(dir, file));
+    }
+    const run = (args: string[]) => spawnSync('npm', args, { cwd: dir, encoding: 'utf8', timeout: 300_000 });
+    for (const args of [
+      ['ci', '--prefer-offline', '--no-audit', '--no-fund'],
+      ['run', 'build'],
+      ['prune', '--omit=dev', '--no-audit', '--no-fund'],
+    ]) {
+      const step = run(args);
+      expect(step.status, `npm ${args.join(' ')}: ${step.stderr}`).toBe(0);
+    }
+    expect(existsSync(join(dir, 'node_modules', 'typescript'))).toBe(false);
+    const running = await start('npm', ['start'], SLOW, dir);
+    // The build was current: nothing was compiled again (there is no compiler left to do it).
+    expect(running.output()).not.toMatch(/tsc|TypeScript is not installed/);
+    await drainsOnSigterm(running);
+  }, 600_000);
 });
 
 describe('a closed stdout', () => {
