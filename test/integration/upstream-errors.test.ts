@@ -123,6 +123,27 @@ describe('a Hubzilla fault reaches the caller as a coded error on the failing fi
   });
 });
 
+describe('a GITLAB_URL that is not GitLab', () => {
+  it("says so on a lookup, naming GITLAB_URL, where a 404 is not GitLab's own; GitLab's own 404 is still null", async () => {
+    // A wrong path prefix, or another server: a 404 page for everything.
+    t.sandbox.addFault({
+      method: 'GET',
+      path: '/api/v4/projects/platform%2Fcore',
+      status: 404,
+      body: '<html>Not Found</html>',
+      headers: { 'content-type': 'text/html' },
+    });
+    const res = await t.gql('{ project(fullPath: "platform/core") { name } }');
+    expect(res.data).toEqual({ project: null });
+    expect(res.errors?.[0]).toMatchObject({ path: ['project'], extensions: { code: 'UPSTREAM_ERROR', upstream: { name: 'gitlab', status: 404 } } });
+    expect(res.errors?.[0]?.message).toMatch(/GITLAB_URL/);
+    t.sandbox.clearFaults();
+    const missing = await t.gql('{ project(fullPath: "platform/no-such-project") { name } }');
+    expect(missing).toMatchObject({ data: { project: null } });
+    expect(missing.errors).toBeUndefined();
+  });
+});
+
 describe('what an upstream wrote', () => {
   const SENTINEL = 'glpat-SENTINELupstreamtext000';
 

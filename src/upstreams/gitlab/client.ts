@@ -187,6 +187,27 @@ function isSudoNotFound(body: unknown): boolean {
   return typeof message === 'string' && /^404 User with ID or username .* Not Found$/.test(message);
 }
 
+/**
+ * Whether a 404 is GitLab's own: its API says `{"message": "404 Project Not
+ * Found"}` (`not_found!`) or `{"error": "404 Not Found"}` (a route it does not
+ * have). Anything else (an HTML page, an empty body, another server's JSON)
+ * comes from something that is not GitLab's API: GITLAB_URL points elsewhere.
+ */
+function isGitlabNotFound(body: unknown): boolean {
+  if (!body || typeof body !== 'object') return false;
+  const { message, error } = body as { message?: unknown; error?: unknown };
+  return (typeof message === 'string' && message.startsWith('404')) || error === '404 Not Found';
+}
+
+/** A lookup's 404 that did not come from GitLab's API: said, not read as "no such thing". */
+function notGitlab(error: UpstreamError): UpstreamError {
+  return new UpstreamError(
+    "GitLab answered 404 with a body that is not GitLab's API: GITLAB_URL must be the instance's address (its API is read at /api/v4 under it), without a path of its own unless GitLab is installed under one.",
+    'UPSTREAM_ERROR',
+    error.upstream,
+  );
+}
+
 /** GitLab's job record does not name its project; every job path needs it, so the client adds it. */
 function withProject(job: JobRecord, projectId: number): JobRecord {
   // A stored answer's parsed form is shared and frozen: copied. One parsed for this call alone gets the field set.
@@ -607,7 +628,10 @@ export class GitlabClient {
     try {
       return (await call).body;
     } catch (error) {
-      if (error instanceof UpstreamError && error.code === 'NOT_FOUND' && !isSudoNotFound(error.body)) return null;
+      if (error instanceof UpstreamError && error.code === 'NOT_FOUND' && !isSudoNotFound(error.body)) {
+        if (!isGitlabNotFound(error.body)) throw notGitlab(error);
+        return null;
+      }
       throw error;
     }
   }
