@@ -39,7 +39,7 @@ import { handleHubzillaDownload } from './hubzilla-downloads.js';
 import { GATEWAY_VERSION, type GraphqlAnswer, handleMcp } from './mcp.js';
 import { buildTools, DEFAULT_TOOLS, readToolManifest } from './mcp-tools.js';
 import { graphiqlPage, graphiqlTabs } from './graphiql.js';
-import { checkReadiness, handleHealth, type UpstreamReadiness } from './health.js';
+import { handleHealth } from './health.js';
 import { createLogger, logRequest, QUIET_PATHS, requestFields, useRequestIdOnErrors, yogaLogger, type Logger } from './logger.js';
 import { Metrics } from './metrics.js';
 import { InFlightRequests } from './shutdown.js';
@@ -97,8 +97,6 @@ export interface App {
   metrics: Metrics;
   /** HTTP requests being served now. */
   inFlight: InFlightRequests;
-  /** Probes each upstream's API once, as /readyz does: what the start banner says of it. */
-  checkUpstreams(): Promise<Record<string, UpstreamReadiness>>;
   /**
    * Shuts down gracefully: /readyz turns 503, the server stops accepting
    * connections, WebSocket clients get close code 1001 (going away) and
@@ -467,7 +465,6 @@ export function buildApp(options: AppOptions): App {
     logger,
     metrics,
     inFlight,
-    checkUpstreams: () => checkReadiness(readinessTargets, Math.min(config.upstreamTimeoutMs, 5_000)),
     listen: async (port, host) => {
       await bus.ready();
       // Only now: a Redis subscription asked for before Redis is reached fails unheard.
