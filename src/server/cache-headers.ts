@@ -48,7 +48,7 @@ interface ScopeContext {
 }
 
 /** Whether an If-None-Match names `etag` (or is `*`), weak or strong alike (RFC 9110: weak comparison). */
-export function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
+function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
   if (!ifNoneMatch) return false;
   const bare = (tag: string) => tag.trim().replace(/^W\//, '');
   return ifNoneMatch.split(',').some((tag) => tag.trim() === '*' || bare(tag) === etag);

@@ -84,11 +84,6 @@ export class WarmAnswers {
     });
   }
 
-  /** Answers kept now. */
-  get size(): number {
-    return this.answers.size;
-  }
-
   /** The validator of the answer sent for `request`, when it was a GET answer read whole. */
   etagOf(request: Request): string | undefined {
     return this.pending.get(request)?.etag;
