@@ -10,10 +10,10 @@
  * Prints `{"url": "http://127.0.0.1:PORT/graphql"}` once listening; SIGTERM stops it.
  */
 import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { ANSWERS } from './plain/answers.js';
 import { createRestClient } from './plain/rest.js';
+import { serveReference } from './plain/serve.js';
 
 const { values } = parseArgs({
   options: {
@@ -55,12 +55,4 @@ const server = createServer((req, res) => {
     }
   })();
 });
-server.keepAliveTimeout = 30_000;
-await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-console.log(JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql` }));
-
-process.once('SIGTERM', () => {
-  server.close();
-  server.closeAllConnections();
-  void rest.close().then(() => process.exit(0));
-});
+await serveReference(server, rest);
