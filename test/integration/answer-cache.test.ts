@@ -11,6 +11,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import WebSocket from 'ws';
 import { STEP_MS } from '../../src/sandbox/gitlab/server.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { counter } from '../helpers/metrics.js';
 
 const SECRET = 'answer-cache-webhook-secret-0123456789';
 const DEMO_HUB = `Basic ${Buffer.from('demo:demo-pass').toString('base64')}`;
@@ -31,22 +32,11 @@ function gate(): { until: Promise<void>; open: () => void } {
 }
 
 /** The cache lookups of one outcome counted so far, over every upstream and family. */
-async function lookups(outcome: 'hit' | 'miss' | 'revalidated' | 'joined'): Promise<number> {
-  const metric = await t.app.metrics.registry.getSingleMetric('duograph_upstream_cache_lookups_total')?.get();
-  return (metric?.values ?? []).filter((v) => v.labels.outcome === outcome).reduce((sum, v) => sum + v.value, 0);
-}
-
+const lookups = (outcome: 'hit' | 'miss' | 'revalidated' | 'joined') => counter(t.app, 'duograph_upstream_cache_lookups_total', { outcome });
 /** Whole answers served, kept or found stale, by the gateway's metric. */
-async function warmAnswers(outcome: 'served' | 'kept' | 'stale'): Promise<number> {
-  const metric = await t.app.metrics.registry.getSingleMetric('duograph_warm_answers_total')?.get();
-  return (metric?.values ?? []).filter((v) => v.labels.outcome === outcome).reduce((sum, v) => sum + v.value, 0);
-}
-
+const warmAnswers = (outcome: 'served' | 'kept' | 'stale') => counter(t.app, 'duograph_warm_answers_total', { outcome });
 /** Calls the gateway sent upstream, by its own metric. */
-async function upstreamRequests(): Promise<number> {
-  const metric = await t.app.metrics.registry.getSingleMetric('duograph_upstream_requests_total')?.get();
-  return (metric?.values ?? []).reduce((sum, v) => sum + v.value, 0);
-}
+const upstreamRequests = () => counter(t.app, 'duograph_upstream_requests_total');
 
 const gets = (path: RegExp | string) => t.calls({ method: 'GET', path }).length;
 

@@ -15,6 +15,7 @@ import { createClient } from 'graphql-sse';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { STEP_MS } from '../../src/sandbox/gitlab/server.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { counter } from '../helpers/metrics.js';
 
 const SECRET = 'warm-answers-webhook-secret-0123456789';
 const DEMO_HUB = `Basic ${Buffer.from('demo:demo-pass').toString('base64')}`;
@@ -27,15 +28,8 @@ type Jobs = { project: { jobs: { nodes: { restId: number; status: string }[] } }
 let t: TestApp;
 let clock = Date.UTC(2026, 0, 1);
 
-async function warm(outcome: 'served' | 'kept' | 'stale'): Promise<number> {
-  const metric = await t.app.metrics.registry.getSingleMetric('duograph_warm_answers_total')?.get();
-  return (metric?.values ?? []).filter((v) => v.labels.outcome === outcome).reduce((sum, v) => sum + v.value, 0);
-}
-
-async function lookups(): Promise<number> {
-  const metric = await t.app.metrics.registry.getSingleMetric('duograph_upstream_cache_lookups_total')?.get();
-  return (metric?.values ?? []).reduce((sum, v) => sum + v.value, 0);
-}
+const warm = (outcome: 'served' | 'kept' | 'stale') => counter(t.app, 'duograph_warm_answers_total', { outcome });
+const lookups = () => counter(t.app, 'duograph_upstream_cache_lookups_total');
 
 /** A GET of the GraphQL endpoint, as a browser or CDN sends it. */
 function get(params: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
