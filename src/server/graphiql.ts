@@ -58,7 +58,7 @@ query ChannelStream {
   channel {
     nickname
     name
-    stream(first: 5) {
+    stream(first: 5, order: NEWEST_FIRST) {
       nodes { title body createdAt author { name address } }
     }
   }
@@ -88,8 +88,9 @@ subscription WatchPlaygroundJobs {
 `;
 
 const LOG_TAB = `# A job's log, live: its last lines, then every chunk the
-# runner writes, and a last chunk marked complete when the
-# job ends.
+# runner writes (the sandbox's job 1013 runs for 20 minutes),
+# and a last chunk marked complete when the job ends. A job
+# that already ended sends its last lines, marked complete.
 subscription FollowJobLog {
   jobLogAppended(projectId: "platform/core", jobId: "1013", tailLines: 10) {
     offset

@@ -126,11 +126,11 @@ export const DEFAULT_TOOLS: readonly ToolEntry[] = [
   },
   {
     description:
-      "The newest posts of the caller's Hubzilla channel (or another channel of the same account): author, time, title and text, with their comments.",
+      "The newest posts of the caller's Hubzilla channel (or another channel of the same account), newest thread first: author, time, title and text, with their comments.",
     document: `query channel_stream($nickname: String, $first: Int = 10) {
   channel(nickname: $nickname) {
     nickname
-    stream(first: $first) {
+    stream(first: $first, order: NEWEST_FIRST) {
       nodes { createdAt title text author { name address } comments { author { name } text } }
     }
   }

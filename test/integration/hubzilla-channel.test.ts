@@ -158,6 +158,26 @@ describe('stream', () => {
     expect(t.hubzillaCalls({ path: 'xchan' })).toHaveLength(0);
   });
 
+  it('gives the threads newest first with order: NEWEST_FIRST, each thread in conversation order, from the same one read', async () => {
+    const q = `query($order: ChannelStreamOrder!) { channel { stream(since: "2026-01-01T00:00:00Z", first: 100, order: $order) {
+      totalCount nodes { messageId threadMessageId createdAt } } } }`;
+    const oldest = (await hz(q, { order: 'OLDEST_FIRST' })).data.channel.stream;
+    const newest = (await hz(q, { order: 'NEWEST_FIRST' })).data.channel.stream;
+    expect(newest.totalCount).toBe(oldest.totalCount);
+    const threads = (nodes: Data[]) => [...new Set(nodes.map((n) => n.threadMessageId))];
+    expect(threads(newest.nodes)).toEqual(threads(oldest.nodes).reverse());
+    // Within a thread, the order the hub gave: the top item, then its comments.
+    for (const thread of threads(oldest.nodes)) {
+      const ids = (nodes: Data[]) => nodes.filter((n) => n.threadMessageId === thread).map((n) => n.messageId);
+      expect(ids(newest.nodes)).toEqual(ids(oldest.nodes));
+    }
+    const tops = (nodes: Data[]) => nodes.filter((n) => n.messageId === n.threadMessageId).map((n) => n.createdAt);
+    expect(tops(newest.nodes)[0] >= (tops(newest.nodes).at(-1) ?? '')).toBe(true);
+    expect(tops(newest.nodes)[0]).not.toBe(tops(newest.nodes).at(-1));
+    // The order is applied here: each query is one read of the hub's list (the cache is off in this app).
+    expect(t.hubzillaCalls({ path: 'channel/stream' })).toHaveLength(2);
+  });
+
   it('costs one xchan lookup per distinct author for 50 items (fields beyond the summary)', async () => {
     const r = await hz('{ channel { stream(since: "2026-01-01T00:00:00Z", first: 50) { nodes { author { address hash flags } owner { hash } } } } }');
     expect(r.errors).toBeUndefined();

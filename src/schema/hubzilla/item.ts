@@ -394,6 +394,25 @@ const NetworkStreamOrder = builder.enumType('NetworkStreamOrder', {
   } as const,
 });
 
+const ChannelStreamOrder = builder.enumType('ChannelStreamOrder', {
+  description: "Order of the threads of a channel's own stream; a thread's items stay in conversation order either way.",
+  values: {
+    OLDEST_FIRST: { value: 'oldest', description: "The hub's order: the oldest thread first." },
+    NEWEST_FIRST: { value: 'newest', description: 'The newest thread first, as a stream reader shows it.' },
+  } as const,
+});
+
+/** The same items with their threads in reverse order, each thread's items kept in conversation order. */
+function newestThreadsFirst(models: readonly ItemModel[]): ItemModel[] {
+  const threads = new Map<string, ItemModel[]>();
+  for (const model of models) {
+    const thread = threads.get(model.record.message_top);
+    if (thread) thread.push(model);
+    else threads.set(model.record.message_top, [model]);
+  }
+  return [...threads.values()].reverse().flat();
+}
+
 /**
  * A page of network/stream threads in the gateway's exact order
  * (tied-pages.ts): forward with first/after, backward with last/before.
@@ -435,13 +454,22 @@ builder.objectFields(Channel, (t) => ({
     {
       type: ChannelItem,
       description:
-        "The channel's wall items (`channel/stream`) created or changed since a time, whole threads in conversation order, oldest thread first: top items and comments alike. The hub does not paginate this list, so it is read whole and paged here. The hub keeps the 201 oldest threads of a read: past them the gateway reads on from the last thread's time, up to 5 reads (1,000 threads; `cut` says when that was not enough).",
-      args: { since: t.arg({ type: 'DateTime', description: "Items created or changed after this time; the hub's default is 14 days ago." }) },
+        "The channel's wall items (`channel/stream`) created or changed since a time, whole threads in conversation order, oldest thread first unless `order` says newest first: top items and comments alike. The hub does not paginate this list, so it is read whole and paged here. The hub keeps the 201 oldest threads of a read: past them the gateway reads on from the last thread's time, up to 5 reads (1,000 threads; `cut` says when that was not enough).",
+      args: {
+        since: t.arg({ type: 'DateTime', description: "Items created or changed after this time; the hub's default is 14 days ago." }),
+        order: t.arg({
+          type: ChannelStreamOrder,
+          defaultValue: 'oldest',
+          required: true,
+          description: 'Order of the threads: oldest first (the default) or newest first.',
+        }),
+      },
       // Read whole (the window pages it here): up to STREAM_READS reads, however far the window goes.
       complexity: (args, ctx) => ({ field: STREAM_READS, multiplier: connectionCost(args, ctx.defaultPageSize).multiplier }),
       resolve: async (c, args, ctx) => {
         const { items, cut } = await channelLoaders(ctx, c.nickname).stream(hubDate(args.since) ?? null);
-        const models = withThreads(items, c.nickname, ctx);
+        const inOrder = withThreads(items, c.nickname, ctx);
+        const models = args.order === 'newest' ? newestThreadsFirst(inOrder) : inOrder;
         const connection = await resolveConnection(args, ctx.defaultPageSize, async (page, perPage) => ({
           items: models.slice((page - 1) * perPage, page * perPage),
           total: models.length,
