@@ -35,7 +35,7 @@ import { credentialScope, type Credentials } from './scope.js';
 import { Topic, TopicStream } from './topic.js';
 import { WEBHOOK_STATE_FIELDS, type WebhookJobEvent } from './webhook-events.js';
 import { isAccessFailure, isRevoked, jobsTopic, notVisible, pollTopic, type Revoked, revoked, revokedError } from './channels.js';
-import { LOG_READ_BYTES_PER_SECOND, type LogChunk, LogWatch, type LogWatchRequest } from './job-log.js';
+import { finishedLog, LOG_READ_BYTES_PER_SECOND, type LogChunk, LogWatch, type LogWatchRequest, logFinished } from './job-log.js';
 import { type ListPollSpec, ListTopic } from './list-poll.js';
 import { PipelineTopic, type PipelineWatch } from './pipeline-topic.js';
 
@@ -215,6 +215,7 @@ export class SubscriptionHub {
   async watchJobLog(subscriber: Subscriber, request: LogWatchRequest): Promise<AsyncGenerator<LogChunk | Error>> {
     const job = await subscriber.client.getJob(request.projectId, request.jobId);
     if (!job) throw notVisible(`Job ${request.jobId} of project ${request.projectId}`, `/api/v4/projects/${request.projectId}/jobs/${request.jobId}`);
+    if (logFinished(job.status)) return finishedLog(subscriber.client, request.projectId, request.jobId, request.tailLines, job.status);
     const scope = credentialScope(subscriber.credentials);
     const key = `${scope}|${request.projectId}|${request.jobId}`;
     let watch = this.logWatches.get(key);

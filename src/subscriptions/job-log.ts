@@ -20,8 +20,11 @@
  * credentials (the access check; the whole content, or only the last lines
  * it asked for), then gets the watch's chunks from that offset on: no gap,
  * no repeat. When the log stops growing, the watch reads the job; once the
- * job is finished the subscribers get a last, empty chunk marked complete,
- * and their streams end. The watch stops with its last subscriber.
+ * job is finished the subscribers get a last chunk marked complete (what
+ * was written since the last read, empty when nothing was), and their
+ * streams end. The watch stops with its last subscriber. A job already
+ * finished at the subscription needs no watch: its log, the last chunk
+ * marked complete.
  */
 import { UpstreamError } from '../errors.js';
 import type { GitlabClient } from '../upstreams/gitlab/client.js';
@@ -129,6 +132,60 @@ async function* readLog(client: GitlabClient, projectId: number, jobId: number, 
   }
 }
 
+/**
+ * Bytes [0, until) of the log (all of it when until is null) as chunks, each
+ * handed on as it is read, or their last `tailLines` lines as one.
+ */
+async function* logSoFar(client: GitlabClient, projectId: number, jobId: number, until: number | null, tailLines: number | null): AsyncGenerator<ParsedChunk> {
+  if (until === 0) return;
+  const parser = new LogParser();
+  const tail: string[] = [];
+  let lineStart = 0;
+  let partial = '';
+  for await (const bytes of readLog(client, projectId, jobId, 0, until)) {
+    const chunk = parser.feed(bytes);
+    if (!chunk) continue;
+    if (tailLines === null) {
+      yield chunk;
+      continue;
+    }
+    // Keep only the last lines, and where the first of them starts.
+    const lines = (partial + chunk.raw).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      tail.push(line);
+      if (tail.length > tailLines) lineStart += Buffer.byteLength(`${tail.shift() ?? ''}\n`);
+    }
+  }
+  if (tailLines === null) return;
+  if (partial !== '') tail.push(partial);
+  while (tail.length > tailLines) lineStart += Buffer.byteLength(`${tail.shift() ?? ''}\n`);
+  const raw = tail.join('\n') + (partial === '' && tail.length > 0 ? '\n' : '');
+  const lastLines = new LogParser();
+  lastLines.offset = lineStart;
+  const chunk = lastLines.feed(Buffer.from(raw));
+  if (chunk) yield chunk;
+}
+
+/**
+ * The log of a job that already finished (or its last lines), its last chunk
+ * marked complete with the job's status: no watch, nothing polled, and the
+ * last chunk a client shows is the end of the log.
+ */
+export async function* finishedLog(client: GitlabClient, projectId: number, jobId: number, tailLines: number | null, status: string): AsyncGenerator<LogChunk> {
+  let held: ParsedChunk | null = null;
+  for await (const chunk of logSoFar(client, projectId, jobId, null, tailLines)) {
+    if (held) yield { ...held, jobId, complete: false, status: null };
+    held = chunk;
+  }
+  yield { ...(held ?? { offset: 0, raw: '', text: '', sections: [] }), jobId, complete: true, status };
+}
+
+/** Whether a job in this status writes no more to its log. */
+export function logFinished(status: string): boolean {
+  return FINISHED.has(status);
+}
+
 /** One subscriber's queue of live chunks. */
 class LogSink {
   readonly queue: (LogChunk | Error)[] = [];
@@ -188,7 +245,7 @@ export class LogWatch implements PollTask {
     if (this.stopped) {
       // The job finished while this subscriber was on its way: its whole log, then the end.
       if (!this.final) throw new Error('The job log watch ended; subscribe again.');
-      yield* this.initial(client, this.final.offset, tailLines);
+      for await (const chunk of logSoFar(client, this.projectId, this.jobId, this.final.offset, tailLines)) yield this.live(chunk);
       yield this.final;
       return;
     }
@@ -198,7 +255,7 @@ export class LogWatch implements PollTask {
     const onAbort = () => sink.push(new Error('aborted'));
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      yield* this.initial(client, sink.start, tailLines);
+      for await (const chunk of logSoFar(client, this.projectId, this.jobId, sink.start, tailLines)) yield this.live(chunk);
       for (;;) {
         await sink.next();
         const item = sink.queue.shift();
@@ -218,54 +275,29 @@ export class LogWatch implements PollTask {
     }
   }
 
-  /** Bytes [0, until) of the log as chunks, each handed on as it is read, or their last `tailLines` lines as one. */
-  private async *initial(client: GitlabClient, until: number, tailLines: number | null): AsyncGenerator<LogChunk> {
-    if (until === 0) return;
-    const parser = new LogParser();
-    const tail: string[] = [];
-    let lineStart = 0;
-    let partial = '';
-    for await (const bytes of readLog(client, this.projectId, this.jobId, 0, until)) {
-      const chunk = parser.feed(bytes);
-      if (!chunk) continue;
-      if (tailLines === null) {
-        yield this.live(chunk);
-        continue;
-      }
-      // Keep only the last lines, and where the first of them starts.
-      const lines = (partial + chunk.raw).split('\n');
-      partial = lines.pop() ?? '';
-      for (const line of lines) {
-        tail.push(line);
-        if (tail.length > tailLines) lineStart += Buffer.byteLength(`${tail.shift() ?? ''}\n`);
-      }
-    }
-    if (tailLines === null) return;
-    if (partial !== '') tail.push(partial);
-    while (tail.length > tailLines) lineStart += Buffer.byteLength(`${tail.shift() ?? ''}\n`);
-    const raw = tail.join('\n') + (partial === '' && tail.length > 0 ? '\n' : '');
-    const lastLines = new LogParser();
-    lastLines.offset = lineStart;
-    const chunk = lastLines.feed(Buffer.from(raw));
-    if (chunk) yield this.live(chunk);
-  }
-
   private live(chunk: ParsedChunk): LogChunk {
     return { ...chunk, jobId: this.jobId, complete: false, status: null };
   }
 
-  /** Reads what is new; true when there was something. */
+  /** Reads what is new and hands it on; true when there was something. */
   private async read(): Promise<boolean> {
+    const last = await this.readHoldingLast();
+    if (last) for (const sink of this.sinks) sink.push(this.live(last));
+    return last !== null;
+  }
+
+  /** Reads what is new and hands on all but its last chunk, which it returns (null when nothing was new). */
+  private async readHoldingLast(): Promise<ParsedChunk | null> {
     const client = this.hub.scopeClient(this.credentials);
-    let grew = false;
+    let held: ParsedChunk | null = null;
     for await (const bytes of readLog(client, this.projectId, this.jobId, this.parser.consumed, null, this.seen)) {
       if (this.stopped) break;
       const chunk = this.parser.feed(bytes);
       if (!chunk) continue;
-      grew = true;
-      for (const sink of this.sinks) sink.push(this.live(chunk));
+      if (held) for (const sink of this.sinks) sink.push(this.live(held));
+      held = chunk;
     }
-    return grew;
+    return held;
   }
 
   /** The least time between two reads: a whole-log read (the server ignores Range) may cost at most LOG_READ_BYTES_PER_SECOND. */
@@ -282,9 +314,15 @@ export class LogWatch implements PollTask {
       const job = await this.hub.scopeClient(this.credentials).getJob(this.projectId, this.jobId);
       if (!job) throw notVisible(`Job ${this.jobId} of project ${this.projectId}`, `/api/v4/projects/${this.projectId}/jobs/${this.jobId}`);
       if (!FINISHED.has(job.status)) return 'unchanged';
-      // Its last words may have landed between the read and the job's status.
-      await this.read();
-      const last: LogChunk = { offset: this.parser.offset, raw: '', text: '', sections: [], jobId: this.jobId, complete: true, status: job.status };
+      // Its last words may have landed between the read and the job's status: they are the last chunk, so a
+      // client that shows only the latest event (GraphiQL) ends on the end of the log, not on an empty chunk.
+      const words = await this.readHoldingLast();
+      const last: LogChunk = {
+        ...(words ?? { offset: this.parser.offset, raw: '', text: '', sections: [] }),
+        jobId: this.jobId,
+        complete: true,
+        status: job.status,
+      };
       this.final = last;
       for (const sink of this.sinks) sink.push(last);
       this.stop();

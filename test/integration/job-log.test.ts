@@ -248,6 +248,23 @@ describe('jobLogAppended', () => {
     expect(chunks.map((c) => c.raw).join('')).toBe(await fullLog(t, 1002));
   });
 
+  it("sends a finished job's last lines as one chunk marked complete, reading the log once and watching nothing", async () => {
+    t = await createTestApp({ sandbox: { clock: 'manual' }, env: { POLL_INTERVAL_MS: '20', POLL_MAX_INTERVAL_MS: '40' } });
+    const whole = await fullLog(t, 1002);
+    t.resetCalls();
+    const sub = sseSubscribe(t, WATCH, { projectId: '1', jobId: '1002', tailLines: 3 });
+    const only = chunk(await sub.next());
+    // A client that shows only the latest event (GraphiQL) ends on the end of the log, not on an empty chunk.
+    expect(only).toMatchObject({ complete: true, status: 'SUCCESS' });
+    expect(only.raw.trimEnd().split('\n')).toHaveLength(3);
+    expect(only.text).toContain('Job succeeded');
+    expect(whole.endsWith(only.raw)).toBe(true);
+    expect(only.offset).toBe(Buffer.byteLength(whole) - Buffer.byteLength(only.raw));
+    expect(await sub.completes()).toBe(true);
+    expect(t.calls({ path: '/api/v4/projects/1/jobs/1002/trace' })).toHaveLength(1);
+    expect(t.app.hub.stats()).toMatchObject({ pollers: 0 });
+  });
+
   it('refuses a subscriber who cannot read the job, a job of another project, and a bad tail, with the codes a query gets', async () => {
     t = await createTestApp({ sandbox: { clock: 'manual' }, env: { POLL_INTERVAL_MS: '20', POLL_MAX_INTERVAL_MS: '40' } });
     const hidden = sseSubscribe(t, WATCH, { projectId: '1', jobId: '1013' }, { 'private-token': 'nobody-token' });

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
+import { DEMO_LOG_RUN_MS } from '../../src/sandbox/gitlab/ci-seed.js';
 import { STEP_MS } from '../../src/sandbox/gitlab/server.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { expectAllReleased, postWebhook, type Result, SECRET, sseSubscribe, wsClient, wsSubscribe } from '../helpers/subscriptions.js';
@@ -593,6 +594,32 @@ describe('the demo pipeline that runs again every minute', () => {
     const [, again] = await newest();
     expect(again).toMatchObject({ name: 'test' });
     expect(again?.restId).toBeGreaterThan(test?.restId ?? 0);
+  });
+
+  it("runs the log tab's job for DEMO_LOG_RUN_MS: GraphiQL's own operation sees its log arrive, then ends on its last lines", async () => {
+    const { graphiqlTabs } = await import('../../src/server/graphiql.js');
+    const tab = graphiqlTabs({ 'Private-Token': 'demo-token' })[5]?.query ?? '';
+    type LogChunk = { offset: number; text: string; complete: boolean; status: string | null };
+    const sub = sseSubscribe(t, tab, {});
+    const first = (await sub.next()).data?.jobLogAppended as LogChunk;
+    expect(first.text).toContain('rspec: step');
+    expect(first.complete).toBe(false);
+    // Minutes on, the job still runs and writes.
+    t.sandbox.advance(5 * 60_000);
+    const later = (await sub.next()).data?.jobLogAppended as LogChunk;
+    expect(later.offset).toBeGreaterThan(first.offset);
+    expect(later.complete).toBe(false);
+    const chunks = [later];
+    t.sandbox.advance(DEMO_LOG_RUN_MS);
+    while (!chunks.at(-1)?.complete) chunks.push((await sub.next()).data?.jobLogAppended as LogChunk);
+    expect(chunks.at(-1)?.status).toBe('SUCCESS');
+    expect(await sub.completes()).toBe(true);
+    // Opened after the job ended, the tab shows the log's last lines, marked complete.
+    const after = sseSubscribe(t, tab, {});
+    const ended = (await after.next()).data?.jobLogAppended as LogChunk;
+    expect(ended).toMatchObject({ complete: true, status: 'SUCCESS' });
+    expect(ended.text).toContain('Job succeeded');
+    expect(await after.completes()).toBe(true);
   });
 });
 

@@ -498,6 +498,11 @@ export function addPipelineRun(
   return pipeline;
 }
 
+/** The job GraphiQL's log tab follows: with `demoPipelineEveryMs` it runs for DEMO_LOG_RUN_MS, so the tab shows a log arriving. */
+export const DEMO_LOG_JOB_ID = 1013;
+/** How long DEMO_LOG_JOB_ID runs in the demo: its log grows a line every TRACE_LINE_MS meanwhile. */
+export const DEMO_LOG_RUN_MS = 20 * 60_000;
+
 /** demo/playground, whose pipeline `demoPipelineEveryMs` runs again and again. */
 export const DEMO_PIPELINE_PROJECT_ID = 7;
 

@@ -34,7 +34,7 @@ import type { SandboxRuntime } from './api-request.js';
 import { authenticate, throttleIdentity } from './auth.js';
 import { SandboxThrottle } from './throttle.js';
 import { CiRunner } from './ci-runner.js';
-import { addDemoPipeline } from './ci-seed.js';
+import { addDemoPipeline, DEMO_LOG_JOB_ID, DEMO_LOG_RUN_MS } from './ci-seed.js';
 import { SandboxClock } from './clock.js';
 import { HookDeliverer, type HookDelivery } from './hook-delivery.js';
 import { matchRoute, ROUTES } from './routes.js';
@@ -173,7 +173,12 @@ export async function startGitlabSandbox(options: GitlabSandboxOptions = {}): Pr
   const deliverer = new HookDeliverer(store);
   ci = new CiRunner(store, (event) => deliverer.deliver(event));
   ci.clock = clock;
-  if (every > 0) nextDemoRun = clock.now() + every;
+  if (every > 0) {
+    nextDemoRun = clock.now() + every;
+    // The log tab's job runs a while in the demo (its log grows meanwhile), instead of ending one step after the start.
+    const logJob = store.jobs.get(DEMO_LOG_JOB_ID);
+    if (logJob?.status === 'running') logJob.dueAt = clock.now() + DEMO_LOG_RUN_MS;
+  }
   const runtime: SandboxRuntime = {
     clock,
     ci,

@@ -123,7 +123,7 @@ builder.subscriptionFields((t) => ({
   jobLogAppended: t.field({
     type: JobLogChunk,
     description:
-      "A job's log as it is written: the log so far (or its last `tailLines` lines), then each new chunk, then a last empty chunk with `complete: true` once the job finished. One read of the log per interval per job and credentials however many watch it, backing off while the log is quiet; only the new bytes are read where GitLab honours Range, else the whole log with what was sent skipped.",
+      "A job's log as it is written: the log so far (or its last `tailLines` lines), then each new chunk; the last chunk, once the job finished, has `complete: true` and the job's status, and holds what was written since the chunk before (empty only when that was nothing). A job already finished sends its log (or last lines) and ends, its last chunk marked complete. One read of the log per interval per job and credentials however many watch it, backing off while the log is quiet; only the new bytes are read where GitLab honours Range, else the whole log with what was sent skipped.",
     args: {
       projectId: t.arg.id({ description: 'Numeric id, full path or global id of the project; not needed when jobId is a global id.' }),
       jobId: t.arg.id({ required: true, description: 'Global id (which names its project) or numeric id of the job.' }),
