@@ -87,10 +87,11 @@ subscription WatchPlaygroundJobs {
 }
 `;
 
-const LOG_TAB = `# A job's log, live: its last lines, then every chunk the
-# runner writes (the sandbox's job 1013 runs for 20 minutes),
-# and a last chunk marked complete when the job ends. A job
-# that already ended sends its last lines, marked complete.
+const LOG_TAB = `# A job's log, live: its last lines, then every chunk
+# the runner writes (the sandbox's job 1013 runs for 20
+# minutes), and a last chunk marked complete when the job
+# ends. A job that already ended sends its last lines,
+# marked complete.
 subscription FollowJobLog {
   jobLogAppended(projectId: "platform/core", jobId: "1013", tailLines: 10) {
     offset

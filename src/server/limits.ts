@@ -34,9 +34,13 @@ export function limitPlugins(config: LimitConfig, budget: ConcurrencyLimiter | n
     useLimitCodes(),
     useVariableRefusals(),
   ];
-  if (!config.fieldSuggestions) plugins.push(blockFieldSuggestionsPlugin());
+  if (!config.fieldSuggestions) plugins.push(blockFieldSuggestionsPlugin({ mask: SUGGESTIONS_HIDDEN }));
   return plugins;
 }
+
+/** What stands for a hidden "Did you mean" suggestion: where the names are, and the setting that shows them. */
+export const SUGGESTIONS_HIDDEN =
+  "(Suggestions are hidden: the schema's names are in GraphiQL's Docs, by introspection, or in schema/schema.graphql; FIELD_SUGGESTIONS=true shows them here.)";
 
 /** GraphQL Armor's refusals, as its plugins word them ("Syntax Error: Query depth limit of 15 exceeded, found 16."). */
 const ARMOR_REFUSAL = /^Syntax Error: (Query depth|Aliases|Directives|Token) limit of (\d+) exceeded(?:, found (\d+))?\.$/;

@@ -376,6 +376,26 @@ const TRANSPORT_MESSAGES: Readonly<Record<ErrorCode, string>> = {
   RATE_LIMITED: 'is not asked: the caller has spent its allowance',
 };
 
+/** A transport failure's cause (transportCause) in the caller's words: what happened, never a host or a URL. */
+function causeWords(cause: string | undefined): string {
+  switch (cause) {
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'host name not found';
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return 'host unreachable';
+    case 'ECONNRESET':
+    case 'EPIPE':
+    case 'UND_ERR_SOCKET':
+      return 'connection closed';
+    default:
+      return cause && /CERT|TLS|SSL/.test(cause) ? 'TLS certificate not accepted' : 'no connection';
+  }
+}
+
 /** Calls handed to the connection pool, by their info: a write that never got there cannot have been applied. */
 const sentCalls = new WeakSet<UpstreamInfo>();
 
@@ -675,7 +695,7 @@ export class HttpClient {
       );
     } catch (error) {
       const code = error instanceof RelayError ? error.code : 'UPSTREAM_UNAVAILABLE';
-      const failure = new UpstreamError(`${this.label()} ${TRANSPORT_MESSAGES[code]}.`, code, info);
+      const failure = new UpstreamError(this.transportMessage(code, error instanceof RelayError ? error.cause : error), code, info);
       // A body cut short was already counted as a call by its head.
       span?.end({ status: request.signal?.aborted ? 'client_closed' : code, retries: 0 });
       if (!(error instanceof RelayError && error.afterHead)) {
@@ -1009,7 +1029,14 @@ export class HttpClient {
       failure.mayHaveBeenApplied = true;
       return failure;
     }
-    return new UpstreamError(`${this.label()} ${TRANSPORT_MESSAGES[code]}.`, code, info);
+    return new UpstreamError(this.transportMessage(code, error), code, info);
+  }
+
+  /** What the caller reads of a transport failure; one that could not connect says why and which setting names the address. */
+  private transportMessage(code: ErrorCode, error: unknown): string {
+    if (code !== 'UPSTREAM_UNAVAILABLE') return `${this.label()} ${TRANSPORT_MESSAGES[code]}.`;
+    const setting = this.name === 'gitlab' ? 'GITLAB_URL' : this.name === 'hubzilla' ? 'HUBZILLA_URL' : 'its URL';
+    return `${this.label()} could not be reached (${causeWords(transportCause(error))}): check ${setting}, or retry later.`;
   }
 
   private async send(

@@ -25,8 +25,10 @@ export class RelayError extends Error {
     readonly afterHead: boolean,
     /** A kept-alive connection that failed before any byte of its answer: the upstream had closed it while idle. */
     readonly stale = false,
+    /** The socket's error, when one ended the call: its code says why (refused, DNS, TLS). */
+    cause?: Error,
   ) {
-    super(message);
+    super(message, { cause });
     this.name = 'RelayError';
   }
 }
@@ -171,7 +173,7 @@ export class Connection {
       this.connected = true;
       this.exchange?.onConnect();
     });
-    this.socket.on('error', (error) => this.exchange?.onSocketEnd(error.message));
+    this.socket.on('error', (error) => this.exchange?.onSocketEnd(error.message, error));
     this.socket.on('timeout', () => this.exchange?.onStall());
     this.socket.on('end', () => (this.exchange ? this.exchange.onSocketEnd(null) : this.socket.destroy()));
     this.socket.on('close', () => {
@@ -305,7 +307,7 @@ class Exchange {
   }
 
   /** An error, an end or a close of the socket (`message` null for a clean end). */
-  onSocketEnd(message: string | null): void {
+  onSocketEnd(message: string | null, error?: Error): void {
     if (this.settled) return;
     // A close-delimited body ends here; its last writes may still be on their way.
     if (message === null && this.framing?.kind === 'close' && !this.complete) return this.end();
@@ -313,7 +315,7 @@ class Exchange {
     if (this.complete) return;
     const stale = this.connection.used && !this.answered;
     if (this.headed) this.fail('UPSTREAM_ERROR', message ?? 'the body was cut short');
-    else this.fail('UPSTREAM_UNAVAILABLE', message ?? 'the connection closed before a response', stale);
+    else this.fail('UPSTREAM_UNAVAILABLE', message ?? 'the connection closed before a response', stale, error);
   }
 
   onStall(): void {
@@ -542,11 +544,11 @@ class Exchange {
     this.resolve();
   }
 
-  private fail(code: RelayFailure, message: string, stale = false): void {
+  private fail(code: RelayFailure, message: string, stale = false, cause?: Error): void {
     if (this.settled) return;
     this.settle();
     this.connection.close();
-    this.reject(new RelayError(message, code, this.headed, stale));
+    this.reject(new RelayError(message, code, this.headed, stale, cause));
   }
 
   private settle(): void {

@@ -121,6 +121,10 @@ describe('operation limits refuse an operation before any upstream call', () => 
     const res = await t.gql(`{ projectz(fullPath: "platform/core") { id } }`);
     expect(res.errors?.[0]?.message).not.toMatch(/Did you mean/);
     expect(res.errors?.[0]?.message).toMatch(/Cannot query field "projectz" on type "Query"/);
+    // Instead of a bare "[Suggestion hidden]": where the names are, and the setting that shows them.
+    expect(res.errors?.[0]?.message).toBe(
+      'Cannot query field "projectz" on type "Query". (Suggestions are hidden: the schema\'s names are in GraphiQL\'s Docs, by introspection, or in schema/schema.graphql; FIELD_SUGGESTIONS=true shows them here.)',
+    );
   });
 
   it('answers 413 to a body above MAX_BODY_BYTES, by Content-Length or by size', async () => {
