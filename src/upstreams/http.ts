@@ -537,7 +537,9 @@ export class HttpClient {
       const detail = message === null ? null : scrubText(message);
       const retryAfter = status === 429 || status === 503 ? parseRetryAfter(response.headers['retry-after']) : null;
       throw new UpstreamError(
-        `${this.label()} answered ${status}${detail ? `: ${detail}` : ''}.`,
+        status === 401 && this.name === 'gitlab'
+          ? `GitLab refused the token (${detail ?? '401'}): it is wrong, expired or revoked; send a valid one as Private-Token or Authorization: Bearer.`
+          : `${this.label()} answered ${status}${detail ? `: ${detail}` : ''}.`,
         code,
         retryAfter === null ? info : { ...info, retryAfterSeconds: Math.ceil(retryAfter / 1000) },
         parsed ? body : null,

@@ -184,7 +184,10 @@ describe('other upstream answers', () => {
       path: ['projects'],
       extensions: { code: 'UNAUTHENTICATED', upstream: { name: 'gitlab', status: 401, method: 'GET', path: '/api/v4/projects' } },
     });
-    expect(res.errors?.[0]?.message).toMatch(/401/);
+    // What happened and what fixes it, with GitLab's own words (scrubbed) in brackets.
+    expect(res.errors?.[0]?.message).toBe(
+      'GitLab refused the token (401 Unauthorized): it is wrong, expired or revoked; send a valid one as Private-Token or Authorization: Bearer.',
+    );
     expect(JSON.stringify(res)).not.toContain('wrong-token-123');
   });
 
