@@ -467,6 +467,10 @@ export function buildApp(options: AppOptions): App {
     inFlight,
     listen: async (port, host) => {
       await bus.ready();
+      // Said once Redis is reached, so a Redis that cannot be is the first thing an operator reads.
+      if (config.cacheStore === 'redis' && !config.cacheKeySecret && !config.gitlabWebhookSecret) {
+        log('cache: neither CACHE_KEY_SECRET nor GITLAB_WEBHOOK_SECRET is set, so this instance keys the Redis cache alone and shares no entry with others');
+      }
       // Only now: a Redis subscription asked for before Redis is reached fails unheard.
       cache.listen(bus.shared);
       gate.listen(bus.shared);
@@ -530,9 +534,6 @@ function answerCache(config: Config, keySecret: string, metrics: Metrics, log: (
     config.cacheStore === 'redis' && config.redisUrl
       ? new RedisStore(config.redisUrl, log)
       : new MemoryStore(config.cacheMaxBytes, () => metrics.cacheEvicted(), now);
-  if (store.kind === 'redis' && !config.cacheKeySecret && !config.gitlabWebhookSecret) {
-    log('cache: neither CACHE_KEY_SECRET nor GITLAB_WEBHOOK_SECRET is set, so this instance keys the Redis cache alone and shares no entry with others');
-  }
   metrics.cacheBytes(() => store.bytes());
   return new AnswerCache({
     store,

@@ -194,15 +194,18 @@ export function createRedisEventBus(url: string, onError: (message: string) => v
   // Every command of this client is on some request's, webhook's or lease's path: none may hang while Redis is paused.
   const publishClient = new Redis(url, { ...options, commandTimeout: COMMAND_TIMEOUT_MS });
   const subscribeClient = new Redis(url, options);
-  let lastError = '';
+  let lastError: string | null = null;
   // Until Redis has been reached once, a failure is the start-up's one error line (ready() rejects with it), not a log line.
   let reached = false;
   for (const client of [publishClient, subscribeClient]) {
     // Report each distinct failure once, never the URL (it may hold a password).
     client.on('error', (error: Error) => {
       if (error.message === lastError) return;
+      const first = lastError === null;
       lastError = error.message;
       if (reached) onError(`redis: ${error.message}`);
+      // At start, the first failure is said at once, not only when the wait ends.
+      else if (first) onError(`redis: not reached yet (${error.message}); trying for up to ${connectTimeoutMs} ms; check REDIS_URL`);
     });
   }
   const whenReady = (client: Redis) => (client.status === 'ready' ? Promise.resolve() : new Promise<void>((resolve) => client.once('ready', () => resolve())));

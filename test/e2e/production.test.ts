@@ -204,8 +204,12 @@ describe('a start that cannot succeed', () => {
   });
 
   it('says so in one line and exits 2: Redis out of reach', () => {
-    const result = run(['--port', '0', '--host', '127.0.0.1'], { REDIS_URL: 'redis://127.0.0.1:9' });
+    const result = run(['--port', '0', '--host', '127.0.0.1'], { REDIS_URL: 'redis://127.0.0.1:9', LOG_FILE: '', LOG_LEVEL: 'info' });
     expect(result.stderr).toMatch(/^duograph: cannot start: Redis \(REDIS_URL\) not reachable within \d+ ms: connect ECONNREFUSED 127\.0\.0\.1:9\n$/);
     expect(result.status).toBe(2);
+    // The log's first word is about Redis, said at its first refusal; nothing about cache keys of a cache never reached.
+    const logged = result.stdout.split('\n').filter(Boolean);
+    expect(JSON.parse(logged[0] ?? '{}').msg).toBe('redis: not reached yet (connect ECONNREFUSED 127.0.0.1:9); trying for up to 10000 ms; check REDIS_URL');
+    expect(result.stdout).not.toContain('CACHE_KEY_SECRET');
   }, 40_000);
 });
