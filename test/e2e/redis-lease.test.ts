@@ -88,7 +88,7 @@ describe.skipIf(!hasRedis)('one poll per project and credentials across three in
       );
     }
     const initial = ['2003:RUNNING', '2004:CREATED', '2005:CREATED'];
-    await vi.waitFor(() => expect(gateways.map((g) => g.events)).toEqual([initial, initial, initial]), { timeout: 10_000 });
+    await vi.waitFor(() => expect(gateways.map((g) => g.events)).toEqual([initial, initial, initial]));
 
     // Over a second and a half, only the lease holder calls GitLab.
     const before = await Promise.all(gateways.map(jobListCalls));
@@ -101,7 +101,7 @@ describe.skipIf(!hasRedis)('one poll per project and credentials across three in
     // Its poll reaches every subscriber, once.
     sandbox.advance(STEP_MS);
     const failed = [...initial, '2003:FAILED', '2004:SKIPPED', '2005:SKIPPED'];
-    await vi.waitFor(() => expect(gateways.map((g) => [...g.events].sort())).toEqual(gateways.map(() => [...failed].sort())), { timeout: 10_000 });
+    await vi.waitFor(() => expect(gateways.map((g) => [...g.events].sort())).toEqual(gateways.map(() => [...failed].sort())));
 
     // The holder dies; within a lease period (2 s) another polls, and the survivors see the retry's job move.
     gateways[holder]?.child.kill('SIGKILL');
@@ -112,10 +112,10 @@ describe.skipIf(!hasRedis)('one poll per project and credentials across three in
       body: JSON.stringify({ query: 'mutation { jobRetry(input: { id: "gid://duograph/Job/7/2003" }) { job { restId } } }' }),
     });
     const newJob = ((await retried.json()) as { data: { jobRetry: { job: { restId: number } } } }).data.jobRetry.job.restId;
-    await vi.waitFor(() => expect(survivors.every((g) => g.events.some((e) => e.startsWith(`${newJob}:`)))).toBe(true), { timeout: 6_000 });
+    await vi.waitFor(() => expect(survivors.every((g) => g.events.some((e) => e.startsWith(`${newJob}:`)))).toBe(true));
     sandbox.advance(STEP_MS);
     sandbox.advance(STEP_MS);
-    await vi.waitFor(() => expect(survivors.every((g) => g.events.includes(`${newJob}:FAILED`))).toBe(true), { timeout: 6_000 });
+    await vi.waitFor(() => expect(survivors.every((g) => g.events.includes(`${newJob}:FAILED`))).toBe(true));
     const after = await Promise.all(survivors.map(jobListCalls));
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const polling = (await Promise.all(survivors.map(jobListCalls))).map((n, i) => n - (after[i] ?? 0));

@@ -99,7 +99,7 @@ describe('jobLogAppended', () => {
     const unbounded = sseSubscribe(t, WATCH, { projectId: '1', jobId: '1013' });
     await unbounded.next();
     // No bound: the quiet log is asked for again at the poll interval.
-    await vi.waitFor(() => expect(t.calls({ path: trace }).filter((c) => c.headers['if-none-match']).length).toBeGreaterThanOrEqual(3), { timeout: 10_000 });
+    await vi.waitFor(() => expect(t.calls({ path: trace }).filter((c) => c.headers['if-none-match']).length).toBeGreaterThanOrEqual(3));
     await unbounded.stop();
   });
 

@@ -142,7 +142,7 @@ describe('/mcp', () => {
       waitedTooLong: false,
     });
     // Nothing left watching once it answered.
-    await vi.waitFor(() => expect(t.app.hub.stats()).toMatchObject({ pollers: 0, streams: 0 }), { timeout: 5_000 });
+    await vi.waitFor(() => expect(t.app.hub.stats()).toMatchObject({ pollers: 0, streams: 0 }));
   });
 
   it('refuses arguments as GraphQL does, as a tool error with the code and what to do', async () => {

@@ -481,7 +481,11 @@ describe('GitLab download route over failing upstreams', () => {
   it('answers 502 when GitLab cannot be reached and 504 when its head is late, as JSON errors', async () => {
     const down = await (await appFor(await refusedUrl()))();
     expect(down.status).toBe(502);
-    expect(await down.json()).toEqual({ errors: [{ message: 'GitLab could not be reached (connection refused): check GITLAB_URL, or retry later.', extensions: { code: 'UPSTREAM_UNAVAILABLE' } }] });
+    expect(await down.json()).toEqual({
+      errors: [
+        { message: 'GitLab could not be reached (connection refused): check GITLAB_URL, or retry later.', extensions: { code: 'UPSTREAM_UNAVAILABLE' } },
+      ],
+    });
 
     const slow = await appFor((await scripted(() => {})).url, { UPSTREAM_TIMEOUT_MS: '300' });
     const late = await slow();

@@ -24,7 +24,10 @@ afterAll(async () => {
 
 it('logs why GitLab could not be reached: the connection was refused', async () => {
   const res = await t.gql('{ project(id: "7") { name } }');
-  expect(res.errors?.[0]).toMatchObject({ message: 'GitLab could not be reached (connection refused): check GITLAB_URL, or retry later.', extensions: { code: 'UPSTREAM_UNAVAILABLE' } });
+  expect(res.errors?.[0]).toMatchObject({
+    message: 'GitLab could not be reached (connection refused): check GITLAB_URL, or retry later.',
+    extensions: { code: 'UPSTREAM_UNAVAILABLE' },
+  });
   await vi.waitFor(() => {
     const calls = readFileSync(file, 'utf8')
       .split('\n')
