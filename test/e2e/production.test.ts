@@ -7,7 +7,8 @@
  * has built dist/ from the current sources.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -66,7 +67,8 @@ describe('the production start', () => {
 
 describe('the production path of docs/operations.md', () => {
   const dir = mkdtempSync(join(tmpdir(), 'duograph-production-'));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  // A whole install to remove: tens of thousands of files, which took over 20 s under three suites at once.
+  afterAll(() => rm(dir, { recursive: true, force: true }), 300_000);
 
   it('serves and drains after npm ci, npm run build and npm prune --omit=dev, with no dev dependency left', async () => {
     // What a clean clone holds: the tracked files as they are now.
@@ -130,7 +132,8 @@ describe('a closed stdout', () => {
 
 describe('the packed tarball', () => {
   const dir = mkdtempSync(join(tmpdir(), 'duograph-pack-'));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  // A whole install to remove: tens of thousands of files, which took over 20 s under three suites at once.
+  afterAll(() => rm(dir, { recursive: true, force: true }), 300_000);
 
   it('installs with npm install -g and runs as `duograph serve`, and as `npx duograph`', async () => {
     const pack = spawnSync('npm', ['pack', '--ignore-scripts', '--pack-destination', dir], { cwd: root, encoding: 'utf8' });
