@@ -22,6 +22,7 @@ import {
   parse,
   typeFromAST,
   validate,
+  valueFromASTUntyped,
 } from 'graphql';
 
 /** One entry of a tool manifest: an operation and what an agent reads about it. */
@@ -52,8 +53,10 @@ export interface McpTool {
 }
 
 export interface JsonSchema {
-  type?: string | string[];
+  type?: string;
   description?: string;
+  /** The value a left-out argument takes (the variable's default). */
+  default?: unknown;
   format?: string;
   enum?: string[];
   items?: JsonSchema;
@@ -224,7 +227,12 @@ function inputSchemaOf(schema: GraphQLSchema, operation: OperationDefinitionNode
     const name = definition.variable.name.value;
     const type = typeFromAST(schema, definition.type) as GraphQLInputType | undefined;
     if (!type) continue;
-    properties[name] = { ...jsonSchemaOf(type), ...(described[name] ? { description: described[name] } : {}) };
+    const fallback = definition.defaultValue ? valueFromASTUntyped(definition.defaultValue) : undefined;
+    properties[name] = {
+      ...jsonSchemaOf(type),
+      ...(described[name] ? { description: described[name] } : {}),
+      ...(fallback === undefined || fallback === null ? {} : { default: fallback }),
+    };
     if (isNonNullType(type) && !definition.defaultValue) required.push(name);
   }
   return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false };
@@ -240,9 +248,12 @@ const SCALARS: Readonly<Record<string, JsonSchema>> = {
   DateTime: { type: 'string', format: 'date-time' },
 };
 
+/**
+ * An input type as JSON Schema. An optional value is one a caller leaves out (it is not `required`), not a
+ * `["integer","null"]` union: some MCP clients refuse type arrays (the MCP Inspector warns of them).
+ */
 function jsonSchemaOf(type: GraphQLInputType): JsonSchema {
   const inner = isNonNullType(type) ? type.ofType : type;
-  const nullable = !isNonNullType(type);
   let schema: JsonSchema;
   if (isListType(inner)) schema = { type: 'array', items: jsonSchemaOf(inner.ofType) };
   else if (isEnumType(inner))
@@ -258,7 +269,6 @@ function jsonSchemaOf(type: GraphQLInputType): JsonSchema {
   } else if (isScalarType(inner)) {
     schema = SCALARS[inner.name] ?? (inner.description ? { description: inner.description } : {});
   } else schema = {};
-  // A nullable value may be sent as null; an untyped one (JSON, Upload) takes anything.
-  if (nullable && typeof schema.type === 'string') return { ...schema, type: [schema.type, 'null'] };
+  // An untyped scalar (JSON, Upload) takes anything.
   return getNamedType(type) === undefined ? {} : schema;
 }

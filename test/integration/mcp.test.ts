@@ -62,6 +62,10 @@ describe('/mcp', () => {
     expect(tools.find((tool) => tool.name === 'recent_pipelines')?.inputSchema.properties?.status).toMatchObject({
       enum: expect.arrayContaining(['FAILED', 'SUCCESS']),
     });
+    // An optional argument is left out, not typed ["integer","null"] (which some MCP clients refuse); its default is said.
+    expect(tools.find((tool) => tool.name === 'channel_stream')?.inputSchema.properties?.first).toMatchObject({ type: 'integer', default: 10 });
+    const typeArrays = JSON.stringify(tools.map((tool) => tool.inputSchema)).match(/"type":\[/g);
+    expect(typeArrays).toBeNull();
   });
 
   it('answers every shipped tool with the GraphQL result as structured content', async () => {
