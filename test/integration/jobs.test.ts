@@ -128,6 +128,16 @@ describe('Project.jobs and Project.job', () => {
     expect(trace.split('\n')).toHaveLength(2);
     expect(full.trimEnd().endsWith(trace)).toBe(true);
   });
+
+  it("gives null for the log of a job that never ran, as GitLab's empty 200 means", async () => {
+    const direct = await fetch(`${t.sandbox.url}/api/v4/projects/1/jobs/1015/trace`, { headers: { 'private-token': 'demo-token' } });
+    expect([direct.status, await direct.text()]).toEqual([200, '']);
+    const res = await t.gql<{ project: { job: { status: string; trace: string | null; tail: string | null } } }>(
+      `{ project(fullPath: "platform/core") { job(id: "1015") { status trace tail: trace(tailLines: 5) } } }`,
+    );
+    expect(res.errors).toBeUndefined();
+    expect(res.data?.project.job).toEqual({ status: 'CREATED', trace: null, tail: null });
+  });
 });
 
 describe('job lists cut to what the selection reads', () => {

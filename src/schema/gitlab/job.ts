@@ -250,7 +250,9 @@ builder.node(Job, {
           throw new InputError('"tailLines" must not be negative.', ['tailLines']);
         }
         const text = await ctx.gitlab.client.getTrace(j.project_id, j.id, 1024 * 1024);
-        if (text === null || args.tailLines === null || args.tailLines === undefined) return text;
+        // GitLab answers 200 with no body for a job that never wrote a log: that is "none", as described.
+        if (text === null || text === '') return null;
+        if (args.tailLines === null || args.tailLines === undefined) return text;
         const lines = text.replace(/\n$/, '').split('\n');
         return args.tailLines === 0 ? '' : lines.slice(-args.tailLines).join('\n');
       },
