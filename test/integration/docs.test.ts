@@ -12,7 +12,8 @@
  *   change the machine name the test that runs them. A command no rule knows
  *   fails the test: add a rule that runs it.
  * - `json` after a `sh` block: the output of that block's last command, exactly.
- * - `js`: the graphql-ws client is run with node until it prints an event.
+ * - `js`: the graphql-ws client, run from an empty folder by
+ *   test/e2e/typed-clients.test.ts.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -96,7 +97,11 @@ const RUN_ELSEWHERE: readonly [RegExp, string][] = [
   [/^sudo (cp|mkdir|systemctl) |^printf .*\/etc\/duograph\/env/, 'test/e2e/production.test.ts'],
   [/^redis-server |^export REDIS_URL=/, 'test/e2e/redis-fanout.test.ts'],
   [/^WORKERS=\S+ npm start$/, 'test/integration/workers.test.ts'],
-  [/^npx (relay-compiler|graphql-codegen)( .*)?$/, 'test/integration/persisted-documents.test.ts'],
+  // A new frontend's folder and a graphql-ws client's, each from an empty folder.
+  [
+    /^npm init -y$|^npm install (--save-dev )?(\S+@\^\d+ ?)+$|^cp \.\.\/duograph\/schema\/client\.graphql schema\.graphql$|^mkdir -p src\/__generated__ persisted-documents$|^echo '\{\}' > persisted-documents\/relay\.json$|^npx (relay-compiler|graphql-codegen)( .*)?$|^node watch-jobs\.mjs$/,
+    'test/e2e/typed-clients.test.ts',
+  ],
 ];
 
 const COMMANDS: readonly Rule[] = [
@@ -246,28 +251,5 @@ describe('the docs', () => {
     const manifest = blocks.find((b) => b.page === 'docs/mcp.md' && b.lang === 'json' && b.body.includes('"tools"'));
     const entries = (JSON.parse(manifest?.body ?? '{}') as { tools: ToolEntry[] }).tools;
     expect(buildTools(buildSchema(), entries, false).map((tool) => tool.name)).toEqual(['open_issues']);
-  });
-
-  it('runs the graphql-ws client of docs/subscriptions.md as pasted, until it prints an event', async () => {
-    const snippet = blocks.find((b) => b.page === 'docs/subscriptions.md' && b.lang === 'js');
-    expect(snippet).toBeDefined();
-    // Written beside package.json, so that node resolves graphql-ws and ws from this project.
-    const file = join(root, 'node_modules', '.cache', 'docs-client.mjs');
-    mkdirSync(join(root, 'node_modules', '.cache'), { recursive: true });
-    writeFileSync(file, (snippet?.body ?? '').replace('localhost:4000', base));
-    const child = spawn(process.execPath, [file], { cwd: root });
-    const line = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      const timer = setTimeout(() => reject(new Error(`no event printed: ${out}`)), 15_000);
-      child.stdout.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        if (out.includes('\n')) {
-          clearTimeout(timer);
-          resolve(out.split('\n')[0] ?? '');
-        }
-      });
-    });
-    child.kill();
-    expect(JSON.parse(line)).toMatchObject({ jobStatusUpdated: { restId: expect.any(Number), name: expect.any(String), status: expect.any(String) } });
   });
 });
