@@ -72,7 +72,7 @@ export function gitlabPolicy(path: PathSegments): CachePolicy | null {
       // The log is streamed, never read through here; artifacts likewise.
       return leaf === undefined && path.length <= 4 ? ci('jobs') : null;
     case 'pipelines':
-      if (subId !== undefined && (leaf === 'jobs' || leaf === 'bridges')) return ci('jobs');
+      if (subId !== undefined && (leaf === 'jobs' || leaf === 'bridges' || leaf === 'trigger_jobs')) return ci('jobs');
       return ci('pipelines');
     case 'hooks':
       return { family: 'hooks', tags: [project] };

@@ -153,6 +153,27 @@ describe('one pipeline', () => {
     expect(p.commit.title).toBe('Fix the flaky importer spec');
     expect(p.bridges).toEqual({ totalCount: 0, nodes: [] });
   });
+
+  it('lists trigger jobs at trigger_jobs where GitLab has it (19.2+), else at bridges after one 404, and remembers which', async () => {
+    const bridges = '{ project(id: 1) { pipeline(id: 104) { bridges { totalCount nodes { restId } } } } }';
+    const routes = (app: TestApp) => app.calls().flatMap((c) => /\/(bridges|trigger_jobs)$/.exec(c.path)?.[1] ?? []);
+    // GitLab before 19.2 (the sandbox's default): trigger_jobs is a route it does not have, answered by its router's 404.
+    const older = await createTestApp({ sandbox: { clock: 'manual' } });
+    const current = await createTestApp({ sandbox: { clock: 'manual', triggerJobs: true } });
+    try {
+      for (const app of [older, current]) {
+        for (let i = 0; i < 2; i++) {
+          const r = await app.gql<Data>(bridges);
+          expect(r.errors).toBeUndefined();
+          expect(r.data.project.pipeline.bridges).toEqual({ totalCount: 0, nodes: [] });
+        }
+      }
+      expect(routes(older)).toEqual(['trigger_jobs', 'bridges', 'bridges']);
+      expect(routes(current)).toEqual(['trigger_jobs', 'trigger_jobs']);
+    } finally {
+      await Promise.all([older.close(), current.close()]);
+    }
+  });
 });
 
 const CREATE = `mutation ($input: PipelineCreateInput!) { pipelineCreate(input: $input) {

@@ -17,6 +17,7 @@ describe('cache families', () => {
     [['projects', 7, 'jobs', 2003], 'jobs', { projectId: 7, kind: 'jobs' }],
     [['projects', 7, 'pipelines', 202, 'jobs'], 'jobs', { projectId: 7, kind: 'jobs' }],
     [['projects', 7, 'pipelines', 202, 'bridges'], 'jobs', { projectId: 7, kind: 'jobs' }],
+    [['projects', 7, 'pipelines', 202, 'trigger_jobs'], 'jobs', { projectId: 7, kind: 'jobs' }],
     [['projects', 7, 'pipelines'], 'pipelines', { projectId: 7, kind: 'pipelines' }],
     [['projects', 7, 'pipelines', 202, 'test_report_summary'], 'pipelines', { projectId: 7, kind: 'pipelines' }],
     [['projects', 7, 'hooks'], 'hooks', undefined],

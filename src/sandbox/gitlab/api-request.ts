@@ -24,6 +24,8 @@ export interface SandboxRuntime {
   traceRanges: boolean;
   /** GitLab 19.0+ with webhook signing on: hooks take `signing_token`, say `token_present`/`signing_token_present`, and deliveries are signed. */
   webhookSigning: boolean;
+  /** GitLab 19.2+: a pipeline's trigger jobs at `…/trigger_jobs` (beside the deprecated `…/bridges`); older releases have no such route. */
+  triggerJobs: boolean;
 }
 
 /** What a route handler gets: the caller, decoded path parameters, parameters and files. */

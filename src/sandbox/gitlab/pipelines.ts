@@ -310,6 +310,14 @@ export const getTestReportSummary: RouteHandler = (request) => {
   };
 };
 
+/**
+ * GET …/trigger_jobs (GitLab 19.2+, which deprecates …/bridges): the same
+ * list. Before 19.2 there is no such route: GitLab's router answers
+ * `{"error":"404 Not Found"}`, as for any path it does not have.
+ */
+export const listPipelineTriggerJobs: RouteHandler = (request) =>
+  request.runtime.triggerJobs ? listPipelineBridges(request) : { status: 404, body: { error: '404 Not Found' } };
+
 /** GET …/bridges: the sandbox's pipelines trigger no downstream pipelines, so the list is empty (counted, paginated). */
 export const listPipelineBridges: RouteHandler = (request) => {
   const found = resolvePipeline(request);

@@ -85,6 +85,8 @@ export interface GitlabSandboxOptions {
   /** Whether GET …/jobs/:id/trace honours `Range: bytes=N-` (206); GitLab's API sends the whole log (false, the default). */
   traceRanges?: boolean;
   /** Plays GitLab 19.0+ with its webhook_signing_token feature on: hooks keep a `signing_token` and deliveries carry Standard Webhooks signatures (default off: the token is ignored, as before 19.0). */
+  /** Plays GitLab 19.2+, which lists a pipeline's trigger jobs at `…/trigger_jobs` too (default false: the route is missing, as before 19.2). */
+  triggerJobs?: boolean;
   webhookSigning?: boolean;
   /**
    * Gives job LARGE_ARTIFACT_JOB_ID (1007) an archive holding one stored,
@@ -186,6 +188,7 @@ export async function startGitlabSandbox(options: GitlabSandboxOptions = {}): Pr
     hookDelete: options.hookDelete ?? 'spec',
     traceRanges: options.traceRanges ?? false,
     webhookSigning: options.webhookSigning ?? false,
+    triggerJobs: options.triggerJobs ?? false,
   };
   const maxBodyBytes = options.maxBodyBytes ?? 20 * 1_048_576;
   const throttle = new SandboxThrottle(options.rateLimitPerMinute ?? 0, () => clock.now(), options.rateLimitHeaders ?? false);

@@ -212,7 +212,8 @@ builder.objectFields(Pipeline, (t) => {
     bridges: t.connection(
       {
         type: Bridge,
-        description: 'Jobs of the pipeline that trigger downstream pipelines.',
+        description:
+          "Jobs of the pipeline that trigger downstream pipelines: GitLab 19.2's trigger_jobs, or the bridges of an older GitLab (one more call, once per gateway process, to find out which).",
         args: { statuses: t.arg({ type: [JobScope], description: 'Returns only bridges in these statuses.' }) },
         resolve: (p, args, ctx) =>
           resolveConnection(args, ctx.defaultPageSize, async (page, perPage) => {

@@ -199,6 +199,14 @@ function isGitlabNotFound(body: unknown): boolean {
   return (typeof message === 'string' && message.startsWith('404')) || error === '404 Not Found';
 }
 
+/** GitLab's router's answer to a path it has no route for (a missing record says `{"message": "404 … Not Found"}` instead). */
+function isRouteMissing(body: unknown): boolean {
+  return !!body && typeof body === 'object' && (body as { error?: unknown }).error === '404 Not Found';
+}
+
+/** The GitLab upstreams (one per configured instance) seen without `…/trigger_jobs`: older than 19.2. */
+const withoutTriggerJobs = new WeakSet<HttpClient>();
+
 /** A lookup's 404 that did not come from GitLab's API: said, not read as "no such thing". */
 function notGitlab(error: UpstreamError): UpstreamError {
   return new UpstreamError(
@@ -467,15 +475,23 @@ export class GitlabClient {
     return (await this.get<TestReportSummaryRecord>(['projects', id, 'pipelines', pipelineId, 'test_report_summary'])).body;
   }
 
-  /** GET …/bridges: the jobs that trigger downstream pipelines. */
+  /**
+   * GET …/trigger_jobs (GitLab 19.2+), else …/bridges, which 19.2 deprecates:
+   * the jobs that trigger downstream pipelines. An instance without the new
+   * route answers it with its router's 404 once; from then on this gateway
+   * reads the old one there.
+   */
   async listPipelineBridges(id: number, pipelineId: number, scope: readonly string[] | undefined, page: PageRequest): Promise<Page<BridgeRecord>> {
-    return toPage(
-      await this.get<BridgeRecord[]>(['projects', id, 'pipelines', pipelineId, 'bridges'], {
-        scope: scope?.length ? scope : undefined,
-        page: page.page,
-        per_page: page.perPage,
-      }),
-    );
+    const query = { scope: scope?.length ? scope : undefined, page: page.page, per_page: page.perPage };
+    if (!withoutTriggerJobs.has(this.http)) {
+      try {
+        return toPage(await this.get<BridgeRecord[]>(['projects', id, 'pipelines', pipelineId, 'trigger_jobs'], query));
+      } catch (error) {
+        if (!(error instanceof UpstreamError && error.code === 'NOT_FOUND' && isRouteMissing(error.body))) throw error;
+        withoutTriggerJobs.add(this.http);
+      }
+    }
+    return toPage(await this.get<BridgeRecord[]>(['projects', id, 'pipelines', pipelineId, 'bridges'], query));
   }
 
   // --- jobs ----------------------------------------------------------------

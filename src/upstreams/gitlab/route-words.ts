@@ -20,6 +20,7 @@ export const GITLAB_ROUTE_WORDS: readonly string[] = [
   'variables',
   'test_report_summary',
   'bridges',
+  'trigger_jobs',
   'repository',
   'commits',
   'push_rule',
