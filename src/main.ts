@@ -12,6 +12,7 @@ import { apiBase, configHelp, ConfigError, GITLAB_API_PATH, HUBZILLA_API_PATH, l
 import type { GitlabSandbox } from './sandbox/gitlab/server.js';
 import type { HubzillaSandbox } from './sandbox/hubzilla/server.js';
 import { buildApp, leaseTtlMs } from './server/app.js';
+import type { UpstreamReadiness } from './server/health.js';
 import { PersistedDocumentsError } from './server/persisted-documents.js';
 import type { Tracing } from './server/tracing.js';
 import { printSchemaSdl } from './schema/index.js';
@@ -156,11 +157,30 @@ async function serve(config: Config): Promise<() => Promise<void>> {
   // The host only: the URL's path and the export headers may carry a collector's key.
   if (config.tracing) console.log(`Traces: OTLP ${config.tracing.protocol} to ${config.tracing.url.host} (service ${config.tracing.serviceName})`);
   if (config.persistedDocuments) console.log(`Trusted documents: ${config.persistedDocumentsOnly ? 'only these run' : 'accepted by id beside any query'}`);
+  // What each API said, once: the gateway starts anyway (an upstream may come up later), but a wrong address shows now.
+  void app.checkUpstreams().then((found) => {
+    for (const [name, readiness] of Object.entries(found)) {
+      const line = upstreamFinding(name, readiness);
+      console.log(line);
+      if (!readiness.reachable) app.logger.warn(line);
+    }
+  });
   return async () => {
     await app.close();
     await sandbox?.close();
     await hubzillaSandbox?.close();
   };
+}
+
+/** One line of the start banner on what an upstream's API answered, naming the setting to check when it is not there. */
+function upstreamFinding(name: string, readiness: UpstreamReadiness): string {
+  const label = name === 'gitlab' ? 'GitLab' : 'Hubzilla';
+  const setting = name === 'gitlab' ? 'GITLAB_URL' : 'HUBZILLA_URL';
+  if (readiness.error === 'API_NOT_FOUND')
+    return `${label} API: not found (404 at its root): check ${setting}; lookups answer UPSTREAM_ERROR until it is right`;
+  if (!readiness.reachable)
+    return `${label} API: not reachable (${readiness.error ?? `HTTP ${readiness.status}`}): check ${setting}; the gateway serves and retries`;
+  return `${label} API: found (HTTP ${readiness.status} in ${readiness.latencyMs} ms)`;
 }
 
 /** Why the gateway cannot start, in one line naming the setting to change; null for anything else. */

@@ -39,7 +39,7 @@ import { handleHubzillaDownload } from './hubzilla-downloads.js';
 import { GATEWAY_VERSION, type GraphqlAnswer, handleMcp } from './mcp.js';
 import { buildTools, DEFAULT_TOOLS, readToolManifest } from './mcp-tools.js';
 import { graphiqlPage, graphiqlTabs } from './graphiql.js';
-import { handleHealth } from './health.js';
+import { checkReadiness, handleHealth, type UpstreamReadiness } from './health.js';
 import { createLogger, logRequest, QUIET_PATHS, requestFields, useRequestIdOnErrors, yogaLogger, type Logger } from './logger.js';
 import { Metrics } from './metrics.js';
 import { InFlightRequests } from './shutdown.js';
@@ -97,6 +97,8 @@ export interface App {
   metrics: Metrics;
   /** HTTP requests being served now. */
   inFlight: InFlightRequests;
+  /** Looks at each upstream's API once, as /readyz does (outside every budget): what the start banner says of it. */
+  checkUpstreams(): Promise<Record<string, UpstreamReadiness>>;
   /**
    * Shuts down gracefully: /readyz turns 503, the server stops accepting
    * connections, WebSocket clients get close code 1001 (going away) and
@@ -445,7 +447,10 @@ export function buildApp(options: AppOptions): App {
     void yoga(req, res, { scope });
   };
   // Unauthenticated GETs both upstreams answer cheaply (GitLab with 401 on private instances: still up).
-  const readinessTargets = [{ client: gitlab, path: ['version'], alwaysThere: true }, ...(hubzilla ? [{ client: hubzilla, path: ['version'] }] : [])];
+  const readinessTargets = [
+    { client: gitlab, path: ['version'], alwaysThere: true },
+    ...(hubzilla ? [{ client: hubzilla, path: ['version'], alwaysThere: true }] : []),
+  ];
   const websocket = attachWebSocket({
     server,
     yoga,
@@ -465,6 +470,7 @@ export function buildApp(options: AppOptions): App {
     logger,
     metrics,
     inFlight,
+    checkUpstreams: () => checkReadiness(readinessTargets, Math.min(config.upstreamTimeoutMs, 5_000)),
     listen: async (port, host) => {
       await bus.ready();
       // Said once Redis is reached, so a Redis that cannot be is the first thing an operator reads.

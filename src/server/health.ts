@@ -46,11 +46,10 @@ export async function checkReadiness(targets: readonly ReadinessTarget[], timeou
     targets.map(async ({ client, path, alwaysThere }): Promise<[string, UpstreamReadiness]> => {
       const started = performance.now();
       try {
-        const response = await client.stream({ method: 'GET', path, signal: AbortSignal.timeout(timeoutMs) });
-        await response.body.dump();
+        const status = await client.probe(path, timeoutMs);
         const latencyMs = Math.round(performance.now() - started);
-        if (response.status === 404 && alwaysThere) return [client.name, { reachable: false, status: 404, latencyMs, error: 'API_NOT_FOUND' }];
-        return [client.name, { reachable: response.status < 500, status: response.status, latencyMs }];
+        if (status === 404 && alwaysThere) return [client.name, { reachable: false, status: 404, latencyMs, error: 'API_NOT_FOUND' }];
+        return [client.name, { reachable: status < 500, status, latencyMs }];
       } catch (error) {
         const code = error instanceof UpstreamError ? error.code : 'UPSTREAM_UNAVAILABLE';
         return [client.name, { reachable: false, status: null, latencyMs: Math.round(performance.now() - started), error: code }];

@@ -659,6 +659,31 @@ export class HttpClient {
   }
 
   /**
+   * A look at the upstream for the gateway itself (the start's banner,
+   * /readyz): a GET without credentials, sent past the rate gate, the
+   * budgets, the refusal table and the tracer, and whose answer teaches none
+   * of them: the gateway's own checks never hold back a caller's calls, even
+   * where the upstream throttles the gateway's address. Resolves with the
+   * status; a call that got no answer throws an UpstreamError that says why.
+   */
+  async probe(path: PathSegments, timeoutMs: number): Promise<number> {
+    const info: UpstreamInfo = { name: this.name, status: null, method: 'GET', path: `${this.basePath}/${encodePath(path)}` };
+    try {
+      const response = await this.pool.request({
+        method: 'GET',
+        path: info.path,
+        headers: { accept: 'application/json' },
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      await response.body.dump();
+      return response.statusCode;
+    } catch (error) {
+      const code = codeForTransportError(error);
+      throw new UpstreamError(this.transportMessage(code, error), code, info);
+    }
+  }
+
+  /**
    * GETs a binary resource and relays its body into the sink `onHead`
    * returns (relay.ts: reused read buffers, for bodies of any size),
    * whatever the status. Breaker, slot and no retries as for `stream`.

@@ -15,6 +15,11 @@ const cli = ['dist/src/main.js'];
  */
 const START_BACKSTOP_MS = 120_000;
 
+/** Resolves once what a process printed matches `pattern`: on its output, not on a deadline. */
+async function waitForOutput(output: () => string, pattern: RegExp): Promise<void> {
+  while (!pattern.test(output())) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
 /** Starts `duograph serve` on a free port and resolves once it printed its GraphiQL URL. */
 async function serve(env: Record<string, string>) {
   const child = spawn(process.execPath, [...cli, 'serve', '--port', '0', '--host', '127.0.0.1'], { cwd: root, env: { ...process.env, ...env } });
@@ -69,18 +74,23 @@ describe('the duograph command', { timeout: START_BACKSTOP_MS + 10_000 }, () => 
         body: JSON.stringify({ query: '{ project(fullPath: "alice/secret-notes") { name } }' }),
       });
       expect(((await response.json()) as { data: { project: { name: string } } }).data.project.name).toBeTruthy();
-      expect(upstream.requests.map((r) => r.path)).toEqual(['/api/v4/projects/alice%2Fsecret-notes']);
+      // Besides the start's one look at the API (/version, without credentials: 401 says the API is there).
+      await waitForOutput(gateway.output, /GitLab API: found \(HTTP 401 in \d+ ms\)/);
+      expect(upstream.requests.map((r) => r.path)).toEqual(expect.arrayContaining(['/api/v4/version', '/api/v4/projects/alice%2Fsecret-notes']));
+      expect(upstream.requests.map((r) => r.path).filter((path) => path !== '/api/v4/version')).toEqual(['/api/v4/projects/alice%2Fsecret-notes']);
+      expect(upstream.requests.find((r) => r.path === '/api/v4/version')?.headers['private-token']).toBeUndefined();
       expect(await gateway.stop()).toBe(0);
     } finally {
       await upstream.close();
     }
   });
 
-  it('answers a lookup through a GITLAB_URL that answers 404 to everything with an error naming GITLAB_URL, not a silent null', async () => {
+  it('says at start that a GITLAB_URL answering 404 to everything has no GitLab API, and a lookup says so too, naming GITLAB_URL', async () => {
     const elsewhere = createHttpServer((_req, res) => res.writeHead(404, { 'content-type': 'text/html' }).end('<html>Not Found</html>'));
     await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
     try {
       const gateway = await serve({ GITLAB_URL: `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}/wrong-prefix` });
+      await waitForOutput(gateway.output, /GitLab API: not found \(404 at its root\): check GITLAB_URL/);
       const response = await fetch(gateway.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'private-token': 'any-token' },

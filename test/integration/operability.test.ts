@@ -53,6 +53,29 @@ describe('health and readiness', () => {
     }
   });
 
+  it("holds back no caller when GitLab throttles /readyz's look at it: the probe is outside every budget and teaches none", async () => {
+    const own = await createTestApp({ sandbox: { clock: 'manual' } });
+    try {
+      // GitLab throttles the gateway's address after a few unauthenticated calls (the probes carry no credentials).
+      own.sandbox.setRateLimit(3);
+      let answered = 0;
+      while (answered !== 429) {
+        const body = (await (await fetch(new URL('/readyz', own.url))).json()) as { upstreams: { gitlab: { status: number } } };
+        answered = body.upstreams.gitlab.status;
+      }
+      // A caller whose token the gateway has not seen yet (counted as anonymous until GitLab names its user) is not held back.
+      const res = await own.gql<{ project: { name: string } }>('{ project(fullPath: "platform/core") { name } }');
+      expect(res.errors).toBeUndefined();
+      expect(res.data?.project.name).toBe('Core');
+      const metrics = await (await fetch(new URL('/metrics', own.url))).text();
+      expect(/^duograph_upstream_rate_limited_scopes (\d+)/m.exec(metrics)?.[1]).toBe('0');
+      // Nor are the probes counted as the callers' upstream calls.
+      expect(metrics).not.toMatch(/duograph_upstream_requests_total\{[^}]*route="\/version"/);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('answers /readyz with 503 naming the upstream that cannot be reached', async () => {
     const down = await createTestApp({ gitlabUrl: new URL('http://127.0.0.1:9/'), env: { UPSTREAM_RETRIES: '0' } });
     try {

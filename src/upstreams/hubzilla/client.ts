@@ -582,7 +582,12 @@ export function parseAnswer(status: number, text: string, info: UpstreamInfo): B
     // "This api requires login": wrong password, unknown login, bad token, or none sent.
     throw new UpstreamError('Hubzilla refused the credentials (send X-Hubzilla-Authorization: Basic or Bearer).', 'UNAUTHENTICATED', info);
   }
-  if (status === 404) throw new UpstreamError('Hubzilla does not implement this endpoint.', 'NOT_FOUND', info);
+  if (status === 404)
+    throw new UpstreamError(
+      'Hubzilla answered 404: the hub does not implement this endpoint, or HUBZILLA_URL is not the address of a hub (its API is read at /api/z/1.0 under it).',
+      'NOT_FOUND',
+      info,
+    );
   if (status >= 300) {
     const code = status >= 500 ? 'UPSTREAM_ERROR' : codeForStatus(status);
     throw new UpstreamError(`Hubzilla answered ${status}.`, code, info);
