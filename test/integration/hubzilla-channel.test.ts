@@ -279,6 +279,16 @@ describe('stream', () => {
     });
   });
 
+  it('says a 404 from the hub is an endpoint it lacks or a HUBZILLA_URL that is not a hub', async () => {
+    t.hubzilla.addFault({ path: 'group', status: 404, body: '<html>Not Found</html>', times: 1 });
+    const r = await hz('{ channel { privacyGroups { name } } }');
+    expect(r.errors?.[0]).toMatchObject({
+      message:
+        'Hubzilla answered 404: the hub does not implement this endpoint, or HUBZILLA_URL is not the address of a hub (its API is read at /api/z/1.0 under it).',
+      extensions: { code: 'NOT_FOUND', upstream: { name: 'hubzilla', status: 404, path: '/api/z/1.0/group' } },
+    });
+  });
+
   it('maps a body that is not JSON to UPSTREAM_ERROR', async () => {
     t.hubzilla.addFault({ path: 'group', status: 200, body: '<html>oops', times: 1 });
     const r = await hz('{ channel { privacyGroups { name } } }');
