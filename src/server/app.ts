@@ -42,6 +42,7 @@ import { graphiqlPage, graphiqlTabs } from './graphiql.js';
 import { checkReadiness, handleHealth, type UpstreamReadiness } from './health.js';
 import { createLogger, logRequest, QUIET_PATHS, requestFields, useRequestIdOnErrors, yogaLogger, type Logger } from './logger.js';
 import { Metrics } from './metrics.js';
+import { useMultipartSubscriptions } from './multipart-subscriptions.js';
 import { InFlightRequests } from './shutdown.js';
 import { useGetParameterChecks } from './get-params.js';
 import { limitPlugins, readBoundedBody } from './limits.js';
@@ -282,6 +283,8 @@ export function buildApp(options: AppOptions): App {
       warm.plugin(),
       // @defer and @stream: slow fields (traces, languages, forks' parents) arrive in later parts of a multipart response.
       useDeferStream(),
+      // Subscriptions over HTTP in Apollo's multipart protocol (Apollo Client's HttpLink), beside SSE and graphql-ws.
+      useMultipartSubscriptions(),
       useCompiledExecution(),
       metrics.plugin(),
       useRequestIdOnErrors(),

@@ -66,7 +66,7 @@ export function sseSubscribe(
 
 /** Waits until no subscription stream, poller, timer or bus topic is left. */
 export async function expectAllReleased(t: TestApp): Promise<void> {
-  await vi.waitFor(() => expect(t.app.hub.stats()).toEqual({ pollers: 0, timers: 0, topics: 0, streams: 0 }), { timeout: 5_000, interval: 10 });
+  await vi.waitFor(() => expect(t.app.hub.stats()).toEqual({ pollers: 0, timers: 0, topics: 0, streams: 0 }), { interval: 10 });
 }
 
 export async function postWebhook(t: TestApp, body: string, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
