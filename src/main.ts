@@ -13,6 +13,7 @@ import type { GitlabSandbox } from './sandbox/gitlab/server.js';
 import type { HubzillaSandbox } from './sandbox/hubzilla/server.js';
 import { buildApp, leaseTtlMs } from './server/app.js';
 import type { UpstreamReadiness } from './server/health.js';
+import { upstreamLabel, upstreamSetting } from './upstreams/http.js';
 import { PersistedDocumentsError } from './server/persisted-documents.js';
 import type { Tracing } from './server/tracing.js';
 import { printSchemaSdl } from './schema/index.js';
@@ -174,8 +175,8 @@ async function serve(config: Config): Promise<() => Promise<void>> {
 
 /** One line of the start banner on what an upstream's API answered, naming the setting to check when it is not there. */
 function upstreamFinding(name: string, readiness: UpstreamReadiness): string {
-  const label = name === 'gitlab' ? 'GitLab' : 'Hubzilla';
-  const setting = name === 'gitlab' ? 'GITLAB_URL' : 'HUBZILLA_URL';
+  const label = upstreamLabel(name);
+  const setting = upstreamSetting(name);
   if (readiness.error === 'API_NOT_FOUND')
     return `${label} API: not found (404 at its root): check ${setting}; lookups answer UPSTREAM_ERROR until it is right`;
   if (!readiness.reachable)

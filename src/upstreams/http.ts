@@ -376,6 +376,16 @@ const TRANSPORT_MESSAGES: Readonly<Record<ErrorCode, string>> = {
   RATE_LIMITED: 'is not asked: the caller has spent its allowance',
 };
 
+/** An upstream's name as a reader writes it. */
+export function upstreamLabel(name: string): string {
+  return name === 'gitlab' ? 'GitLab' : name === 'hubzilla' ? 'Hubzilla' : name;
+}
+
+/** The setting that holds an upstream's address, for messages that say what to check. */
+export function upstreamSetting(name: string): string {
+  return name === 'gitlab' ? 'GITLAB_URL' : name === 'hubzilla' ? 'HUBZILLA_URL' : 'its URL';
+}
+
 /** A transport failure's cause (transportCause) in the caller's words: what happened, never a host or a URL. */
 function causeWords(cause: string | undefined): string {
   switch (cause) {
@@ -1062,8 +1072,7 @@ export class HttpClient {
   /** What the caller reads of a transport failure; one that could not connect says why and which setting names the address. */
   private transportMessage(code: ErrorCode, error: unknown): string {
     if (code !== 'UPSTREAM_UNAVAILABLE') return `${this.label()} ${TRANSPORT_MESSAGES[code]}.`;
-    const setting = this.name === 'gitlab' ? 'GITLAB_URL' : this.name === 'hubzilla' ? 'HUBZILLA_URL' : 'its URL';
-    return `${this.label()} could not be reached (${causeWords(transportCause(error))}): check ${setting}, or retry later.`;
+    return `${this.label()} could not be reached (${causeWords(transportCause(error))}): check ${upstreamSetting(this.name)}, or retry later.`;
   }
 
   private async send(
@@ -1125,7 +1134,7 @@ export class HttpClient {
   }
 
   private label(): string {
-    return this.name === 'gitlab' ? 'GitLab' : this.name === 'hubzilla' ? 'Hubzilla' : this.name;
+    return upstreamLabel(this.name);
   }
 }
 
