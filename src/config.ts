@@ -129,6 +129,8 @@ export interface Config {
   readonly mcpExplore: boolean;
   /** Browser origins besides loopback ones and PUBLIC_URL's that may use /mcp (MCP_ALLOWED_ORIGINS, comma-separated). Default none. */
   readonly mcpAllowedOrigins: readonly string[];
+  /** URL prefixes of routers' subscription callback endpoints this gateway may POST to (SUBSCRIPTION_CALLBACK_URLS, comma-separated). Default none. */
+  readonly subscriptionCallbackUrls: readonly string[];
   /** Refuse any operation that is not one of PERSISTED_DOCUMENTS (PERSISTED_DOCUMENTS_ONLY). Default false. */
   readonly persistedDocumentsOnly: boolean;
   /** Fields whose resolvers get a span each, as `Type.field` coordinates, or `*` for every field with a resolver of its own (TRACE_RESOLVERS). Default none. */
@@ -310,6 +312,15 @@ function origins(raw: string, name: string): readonly string[] {
     if (!url || url.origin !== origin) throw new ConfigError(`${name} takes origins like https://app.example.com (no path), got "${origin.slice(0, 80)}"`);
   }
   return list;
+}
+
+/** Absolute http(s) URLs a callback URL must lie under: no credentials, query or fragment; each as its normal href. */
+function urlPrefixes(raw: string, name: string): readonly string[] {
+  return raw
+    .split(',')
+    .map((u) => u.trim())
+    .filter((u) => u !== '')
+    .map((u) => (httpUrl(u, name) as URL).href);
 }
 
 function logLevel(raw: string, name: string): LogLevel {
@@ -546,6 +557,13 @@ const OPTIONS = [
     flag: '--mcp-allowed-origins',
     help: "browser origins besides loopback ones and PUBLIC_URL's that may use /mcp, comma-separated (default none)",
     parse: origins,
+  },
+  {
+    key: 'subscriptionCallbackUrls',
+    env: 'SUBSCRIPTION_CALLBACK_URLS',
+    flag: '--subscription-callback-urls',
+    help: "URL prefixes of routers' subscription callback endpoints this gateway may POST to (callback/1.0), comma-separated (default none)",
+    parse: urlPrefixes,
   },
   {
     key: 'persistedDocumentsOnly',
@@ -792,6 +810,7 @@ const DEFAULTS: Config = {
   mcpMutations: false,
   mcpExplore: false,
   mcpAllowedOrigins: [],
+  subscriptionCallbackUrls: [],
   traceResolvers: [],
   tracing: null,
 };

@@ -43,6 +43,7 @@ import { checkReadiness, handleHealth, type UpstreamReadiness } from './health.j
 import { createLogger, logRequest, QUIET_PATHS, requestFields, useRequestIdOnErrors, yogaLogger, type Logger } from './logger.js';
 import { Metrics } from './metrics.js';
 import { useMultipartSubscriptions } from './multipart-subscriptions.js';
+import { SubscriptionCallbacks } from './subscription-callback.js';
 import { InFlightRequests } from './shutdown.js';
 import { useGetParameterChecks } from './get-params.js';
 import { limitPlugins, readBoundedBody } from './limits.js';
@@ -145,6 +146,12 @@ export function buildApp(options: AppOptions): App {
     groupMetrics: options.worker?.groupMetrics,
   });
   const inFlight = new InFlightRequests();
+  // Routers' subscriptions in the HTTP callback protocol, POSTed only to the callback URLs an operator allowed.
+  const callbacks = new SubscriptionCallbacks({
+    allowed: config.subscriptionCallbackUrls,
+    timeoutMs: Math.min(config.upstreamTimeoutMs, 10_000),
+    log: (message, fields) => logger.warn(fields, message),
+  });
   const tracing = options.tracing ?? null;
   // One debug line per upstream call, with the gateway's request id (the logger's mixin) and the upstream's own.
   const onCall = (call: UpstreamCall) => {
@@ -285,6 +292,8 @@ export function buildApp(options: AppOptions): App {
       useDeferStream(),
       // Subscriptions over HTTP in Apollo's multipart protocol (Apollo Client's HttpLink), beside SSE and graphql-ws.
       useMultipartSubscriptions(),
+      // Subscriptions a router asks for with a callback URL (callback/1.0): events POSTed there, not streamed back.
+      callbacks.plugin(),
       useCompiledExecution(),
       metrics.plugin(),
       useRequestIdOnErrors(),
@@ -506,6 +515,8 @@ export function buildApp(options: AppOptions): App {
     await websocket.close();
     // Ends every subscription stream: SSE responses complete, pollers stop.
     hub.close();
+    // Routers hear `complete` for each callback subscription before the connections to them close.
+    await callbacks.close(config.shutdownTimeoutMs);
     const drained = await inFlight.idle(config.shutdownTimeoutMs);
     if (!drained) logger.warn({ inFlight: inFlight.size }, 'shutdown: cutting requests still in flight');
     server.closeAllConnections();

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { Pool, errors as undiciErrors } from 'undici';
+import { Agent, Pool, errors as undiciErrors } from 'undici';
 import type { Dispatcher } from 'undici';
 import { UpstreamError, type ErrorCode, type UpstreamInfo } from '../errors.js';
 import { type RequestScope, upstreamRequestId } from '../request-scope.js';
@@ -1194,6 +1194,45 @@ function readCapped<T>(body: Dispatcher.ResponseData['body'], max: number, decod
     if (!body.readableEnded) settle?.({ error: new Error('the upstream body closed before its end') });
   });
   return done;
+}
+
+/**
+ * POSTs JSON to URLs an operator allowed (a router's subscription callback
+ * URLs): keep-alive connections per origin, the same connect, headers and
+ * body timeouts as an upstream, no redirects followed (a redirect could
+ * lead anywhere), and nothing of the answer read but its status.
+ */
+export class JsonPoster {
+  private readonly agent: Agent;
+  private readonly timeoutMs: number;
+
+  constructor(timeoutMs: number) {
+    this.timeoutMs = timeoutMs;
+    this.agent = new Agent({ connect: { timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, keepAliveTimeout: 30_000 });
+  }
+
+  /** Resolves with the answer's status; rejects, naming the origin and the transport's cause, when none came. */
+  async post(url: URL, json: string, headers: Readonly<Record<string, string>>): Promise<number> {
+    try {
+      const response = await this.agent.request({
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(json)) },
+        body: json,
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      await response.body.dump();
+      return response.statusCode;
+    } catch (error) {
+      // The cause only (ECONNREFUSED, a timeout): nothing the other end wrote.
+      throw new Error(`${url.origin} could not be reached (${transportCause(error) ?? codeForTransportError(error)})`);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
 }
 
 /** Removes any credential the caller sent from text an upstream wrote, in case it echoes one. */
