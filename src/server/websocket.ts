@@ -5,7 +5,10 @@
  *
  * Credentials come from `connectionParams` under the header names used over
  * HTTP (`Private-Token`, `Authorization: Bearer …`, `Sudo`, `JOB-TOKEN`,
- * `X-Hubzilla-Authorization`; any case). Malformed ones refuse the
+ * `X-Hubzilla-Authorization`; any case). When connectionParams carry none,
+ * those headers of the upgrade request count instead: routers (Apollo
+ * Router, Hive Router) forward a caller's headers there, and a browser page
+ * cannot set them, so they are never ambient. Malformed ones refuse the
  * connection at connection_init (close 4403); so do missing or rejected
  * ones when credentials are required.
  *
@@ -24,7 +27,7 @@
  * An idle subscriber costs its socket, a few small objects and a place in
  * its group: no context, no per-subscriber timer (one keep-alive wheel
  * pings every socket every 12 s and drops those that did not answer the
- * last ping), nothing kept of the upgrade request.
+ * last ping), nothing kept of the upgrade request but its credential headers.
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
@@ -139,6 +142,8 @@ class GraphqlSocket extends WebSocket {
   answeredPing = true;
   slot = 0;
   initTimer: NodeJS.Timeout | null = null;
+  /** The upgrade request's credential headers, for a connection_init whose connectionParams carry none. */
+  upgradeCredentials: Record<string, string> = {};
   /** The upgrade request's id and trace context: every operation of the connection runs in it. */
   scope: RequestScope | null = null;
 }
@@ -431,6 +436,10 @@ class Endpoint {
   private opened(socket: GraphqlSocket, request: IncomingMessage): void {
     socket.endpoint = this;
     socket.scope = requestScopeFrom(request.headers);
+    for (const name of CREDENTIAL_PARAMS) {
+      const value = request.headers[name];
+      if (typeof value === 'string') socket.upgradeCredentials[name] = value;
+    }
     socket.scope.clientAddress = this.options.clientAddress?.(request.socket.remoteAddress, request.headers['x-forwarded-for']);
     socket.on('message', onSocketMessage);
     socket.on('close', onSocketClose);
@@ -545,6 +554,7 @@ class Endpoint {
     let headers: Headers;
     try {
       headers = headersFromParams(params ?? undefined);
+      if ([...headers.keys()].length === 0) headers = headersFromParams(socket.upgradeCredentials);
     } catch (error) {
       // The reason says what to send (a close reason holds at most 123 bytes).
       const reason =

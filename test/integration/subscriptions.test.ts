@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createClient as createWsClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { DEMO_LOG_RUN_MS } from '../../src/sandbox/gitlab/ci-seed.js';
 import { STEP_MS } from '../../src/sandbox/gitlab/server.js';
@@ -304,10 +305,10 @@ describe('REQUIRE_CREDENTIALS', () => {
   });
   afterAll(() => t.close());
 
-  /** The close code the server answers connection_init with, or 'open' when it acknowledges. */
-  function connect(params: Record<string, unknown> | undefined): Promise<number | 'open'> {
+  /** The close code the server answers connection_init with, or 'open' when it acknowledges; `headers` go on the upgrade request. */
+  function connect(params: Record<string, unknown> | undefined, headers: Record<string, string> = {}): Promise<number | 'open'> {
     return new Promise((resolve) => {
-      const socket = new WebSocket(t.url.href.replace(/^http/, 'ws'), 'graphql-transport-ws');
+      const socket = new WebSocket(t.url.href.replace(/^http/, 'ws'), 'graphql-transport-ws', { headers });
       socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: params })));
       socket.on('message', (data) => {
         if (JSON.parse(String(data)).type === 'connection_ack') {
@@ -325,6 +326,24 @@ describe('REQUIRE_CREDENTIALS', () => {
     expect(await connect({ 'Private-Token': 'bad\nvalue' })).toBe(4403);
     expect(await connect({ 'Private-Token': 'demo-token' })).toBe('open');
     expect(await connect({ Authorization: 'Bearer alice-token' })).toBe('open');
+  });
+
+  it("takes the upgrade request's credential headers when connectionParams carry none, as routers send them", async () => {
+    expect(await connect(undefined, { 'private-token': 'demo-token' })).toBe('open');
+    expect(await connect({}, { authorization: 'Bearer alice-token' })).toBe('open');
+    expect(await connect(undefined, { 'private-token': 'wrong-token' })).toBe(4403);
+    // connectionParams that name a credential win, whatever the upgrade request says.
+    expect(await connect({ 'Private-Token': 'wrong-token' }, { 'private-token': 'demo-token' })).toBe(4403);
+    // Over the socket, the subscription runs as the header's user: alice sees alice/secret-notes (10), demo does not.
+    class AsAlice extends WebSocket {
+      constructor(url: string, protocols?: string | string[]) {
+        super(url, protocols, { headers: { 'private-token': 'alice-token' } });
+      }
+    }
+    const client = createWsClient({ url: t.url.href.replace(/^http/, 'ws'), webSocketImpl: AsAlice, retryAttempts: 0, lazy: true });
+    const project = await wsSubscribe(client, projectImport, { projectId: '10' }).next();
+    expect(project.data).toEqual({ projectImportStatusUpdated: expect.objectContaining({ pathWithNamespace: 'alice/secret-notes' }) });
+    await client.dispose();
   });
 
   it('refuses an anonymous SSE subscription with UNAUTHENTICATED', async () => {
