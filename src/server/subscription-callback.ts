@@ -156,7 +156,8 @@ export class SubscriptionCallbacks {
           const iterator = (stream as AsyncIterable<unknown>)[Symbol.asyncIterator]();
           const json = (body: unknown, status: number) =>
             new fetchAPI.Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8' } });
-          const checked = await this.deliver(target, { action: 'check' });
+          // A router may hear the check before it has set up the subscription it just sent (Hive Gateway listens once it reads the stream): a 404 here gets the retries too.
+          const checked = await this.deliver(target, { action: 'check' }, true);
           if (checked !== 'ok') {
             await iterator.return?.();
             const error = refusal(
@@ -236,8 +237,8 @@ export class SubscriptionCallbacks {
     if (!stopped) await send({ action: 'complete', ...(errors ? { errors } : {}) });
   }
 
-  /** POSTs one protocol message, retrying what got no answer or a 5xx; 404 means the router forgot it, any other 4xx refuses it. */
-  private async deliver(target: CallbackTarget, message: Record<string, unknown>): Promise<Delivery> {
+  /** POSTs one protocol message, retrying what got no answer or a 5xx (and a 404 to the first check); 404 means the router forgot it, any other 4xx refuses it. */
+  private async deliver(target: CallbackTarget, message: Record<string, unknown>, first = false): Promise<Delivery> {
     const body = JSON.stringify({ kind: 'subscription', id: target.id, verifier: target.verifier, ...message });
     const retries = this.options.retries ?? 5;
     let cause = '';
@@ -246,13 +247,14 @@ export class SubscriptionCallbacks {
       try {
         const status = await this.poster.post(target.url, body, PROTOCOL_HEADERS);
         if (status >= 200 && status < 300) return 'ok';
-        if (status === 404) return 'gone';
         cause = `status ${status}`;
-        if (status < 500) break;
+        if (status === 404 && !first) return 'gone';
+        if (status < 500 && status !== 404) break;
       } catch (error) {
         cause = error instanceof Error ? error.message : 'no answer';
       }
     }
+    if (first && cause === 'status 404') return 'gone';
     this.options.log('subscription callback: the router did not take a message; the subscription ends', {
       callback: target.url.origin,
       action: message.action,
