@@ -47,6 +47,7 @@ async function supergraph(query: string, variables?: Record<string, unknown>, he
   return (await response.json()) as Body;
 }
 
+// Composition and the gateway's query planner are seconds of CPU: a busy machine takes longer than the default hook bound.
 beforeAll(async () => {
   t = await createTestApp();
   deployments = await startDeploymentsSubgraph(DEPLOYMENTS);
@@ -68,7 +69,7 @@ beforeAll(async () => {
   });
   await gateway.load();
   yoga = createYoga({ plugins: [useApolloFederation({ gateway })], logging: false, graphiql: false, maskedErrors: false });
-});
+}, 120_000);
 
 afterAll(async () => {
   await gateway?.stop();

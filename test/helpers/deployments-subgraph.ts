@@ -1,8 +1,8 @@
 /**
  * A second, small Federation 2 subgraph for the composition tests: it owns
  * `Deployment` (which references duograph's `Project` and `Job`) and adds
- * `Project.deployments`, so queries cross both subgraphs in both directions.
- * Served by Yoga on an ephemeral port.
+ * `Project.deployments` and `Job.deployments`, so queries and subscriptions
+ * cross both subgraphs in both directions. Served by Yoga on an ephemeral port.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -34,9 +34,11 @@ type Project @key(fields: "id") {
 }
 
 """A CI job, owned by duograph."""
-type Job @key(fields: "id", resolvable: false) {
+type Job @key(fields: "id") {
   """Global id of the job."""
   id: ID!
+  """Deployments the job made, oldest first."""
+  deployments: [Deployment!]!
 }
 
 type Query {
@@ -76,6 +78,13 @@ export async function startDeploymentsSubgraph(deployments: readonly DeploymentR
           return { id: ref.id };
         },
         deployments: (p: { id: string }) => deployments.filter((d) => d.projectId === p.id),
+      },
+      Job: {
+        __resolveReference: (ref: { __typename: string; id: string }) => {
+          references.push(ref);
+          return { id: ref.id };
+        },
+        deployments: (j: { id: string }) => deployments.filter((d) => d.jobId === j.id),
       },
     } as never,
   });
