@@ -45,3 +45,9 @@ export function maskError(error: unknown, message: string): Error {
   }
   return yogaMaskError(error, message, false);
 }
+
+/** A failure of a subscription's stream itself (multipart, callbacks), said without anything it carried but a GraphQL error's own words. */
+export function streamError(error: unknown): unknown {
+  if (error instanceof GraphQLError) return error.toJSON();
+  return { message: 'The subscription ended with an error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+}

@@ -13,8 +13,8 @@
  * because no library serves this framing for Yoga; the test runs
  * @apollo/client's own HttpLink against it.
  */
-import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { streamError } from './mask-error.js';
 
 /** What Apollo's clients put in Accept for a subscription: multipart with the subscription spec, version 1.0. */
 const SUBSCRIPTION_SPEC = /multipart\/mixed[^,]*;\s*subscriptionSpec\s*=\s*"?1\.0"?/i;
@@ -25,12 +25,6 @@ const BOUNDARY = 'graphql';
 /** One part of the body: the boundary, its header, the JSON. */
 function part(json: string): string {
   return `\r\n--${BOUNDARY}\r\ncontent-type: application/json; charset=utf-8\r\n\r\n${json}`;
-}
-
-/** A failure of the stream itself, said without anything the failure carried but a GraphQL error's own words. */
-function streamError(error: unknown): unknown {
-  if (error instanceof GraphQLError) return error.toJSON();
-  return { message: 'The subscription ended with an error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } };
 }
 
 /** Serves a subscription whose request accepts Apollo's multipart subscription protocol in that protocol. */

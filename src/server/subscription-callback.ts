@@ -29,6 +29,7 @@
  */
 import { GraphQLError } from 'graphql';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
+import { streamError } from './mask-error.js';
 import { JsonPoster } from '../upstreams/http.js';
 import { backoffDelay, sleep } from '../upstreams/resilience.js';
 
@@ -108,12 +109,6 @@ export function callbackTarget(extension: unknown, allowed: readonly string[]): 
     );
   }
   return { url, id: subscriptionId, verifier, heartbeatIntervalMs: heartbeat };
-}
-
-/** A failure of the stream itself, said without anything the failure carried but a GraphQL error's own words. */
-function streamError(error: unknown): unknown {
-  if (error instanceof GraphQLError) return error.toJSON();
-  return { message: 'The subscription ended with an error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } };
 }
 
 /** How a message fared: taken, the router forgot the subscription (404), or it could not be delivered. */
@@ -198,6 +193,8 @@ export class SubscriptionCallbacks {
     let queue: Promise<Delivery> = Promise.resolve('ok');
     let lastSent = Date.now();
     let stopped = false;
+    // At most one heartbeat waiting: a slow POST (retrying) must not pile them up behind it.
+    let checkQueued = false;
     const send = (message: Record<string, unknown>): Promise<Delivery> => {
       queue = queue.then(async (before) => {
         if (before !== 'ok' || stopped) return before;
@@ -217,7 +214,11 @@ export class SubscriptionCallbacks {
         ? undefined
         : setInterval(
             () => {
-              if (Date.now() - lastSent >= gap) void send({ action: 'check' });
+              if (checkQueued || Date.now() - lastSent < gap) return;
+              checkQueued = true;
+              void send({ action: 'check' }).finally(() => {
+                checkQueued = false;
+              });
             },
             Math.min(gap, 1_000),
           );
