@@ -94,7 +94,7 @@ export interface WebhookMessage {
 /** Jobs per page of a join read and of a webhook event's read: GitLab's page maximum. */
 const POLL_PAGE_SIZE = 100;
 /** Pages of a pipeline's jobs read for a pipeline subscription's initial state. */
-const MAX_PIPELINE_PAGES = 10;
+export const MAX_PIPELINE_PAGES = 10;
 /** How often a webhook-fed poller checks its credentials still read the project: a revoked token ends its subscriptions within this. */
 const DEFAULT_ACCESS_RECHECK_MS = 60_000;
 /** How long after a project's last webhook its pollers stay idle (and its answers count as webhook-fed in the cache). */

@@ -219,9 +219,10 @@ describe('the inbound allowance reserves before it runs, and charges subscriptio
       if (first.errors?.[0]?.extensions?.code === 'RATE_LIMITED') refused.push(first);
       else admitted.push(sub);
     }
-    // Each admitted subscription's first read is a call of demo's, and so are its polls: six do not fit in five.
+    // Each subscription reserves its first read, a call of demo's, and so are its polls: six do not fit in five.
     expect(admitted.length).toBeLessThanOrEqual(5);
     expect(refused.length).toBeGreaterThanOrEqual(1);
+    expect(refused[0]?.errors?.[0]?.message).toMatch(/has 0 left; the operation is estimated at 1\./);
     const firstReads = t.calls({ path: /^\/api\/v4\/projects\/7\/jobs\/200\d$/ }).length;
     expect(firstReads).toBeLessThanOrEqual(5);
     // Once the pollers have polled, demo has nothing left for a query.

@@ -154,15 +154,33 @@ describe('limits are configurable', () => {
     await strict.close();
   });
 
-  it('refuses a subscription over the cost limit before it starts', async () => {
+  /** The refusal an SSE subscription gets from the cost limit, with its estimate. */
+  const subscribeOverSse = async (query: string) => {
     const response = await fetch(strict.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'private-token': 'demo-token' },
-      body: JSON.stringify({ query: 'subscription { jobStatusUpdated(projectId: "1", jobId: "1001") { project { languages { name } } } }' }),
+      body: JSON.stringify({ query }),
     });
-    const text = await response.text();
-    expect(text).toContain('"estimated":2');
+    return response.text();
+  };
+
+  it('refuses a subscription over the cost limit before it starts', async () => {
+    // The job's first read, its project's read and the languages read.
+    const text = await subscribeOverSse('subscription { jobStatusUpdated(projectId: "1", jobId: "1001") { project { languages { name } } } }');
+    expect(text).toContain('"estimated":3');
     expect(strict.calls()).toHaveLength(0);
+  });
+
+  it("counts a subscription's first reads: a pipeline's pages of jobs, a job and its log, and the lookup of a project named by path", async () => {
+    strict.resetCalls();
+    expect(await subscribeOverSse('subscription { jobStatusUpdated(projectId: "1", pipelineId: "501") { restId } }')).toContain('"estimated":10');
+    expect(await subscribeOverSse('subscription { jobLogAppended(projectId: "1", jobId: "1001") { offset } }')).toContain('"estimated":2');
+    expect(await subscribeOverSse('subscription { pipelineStatusUpdated(projectId: "demo/playground") { restId } }')).toContain('"estimated":2');
+    expect(await subscribeOverSse('subscription { projectImportStatusUpdated(projectId: "gid://duograph/Project/1") { importStatus } }')).not.toContain(
+      'estimated',
+    );
+    // Only the last one, estimated at one call, ran.
+    expect(strict.calls().map((call) => call.path)).toEqual(['/api/v4/projects/1']);
   });
 
   it('applies MAX_DEPTH, MAX_COST, MAX_ALIASES and FIELD_SUGGESTIONS', async () => {

@@ -8,8 +8,10 @@
 import { createGraphQLError } from 'graphql-yoga';
 import { InputError, UpstreamError } from '../../errors.js';
 import type { HookRecord } from '../../upstreams/gitlab/records.js';
+import { MAX_PIPELINE_PAGES } from '../../subscriptions/hub.js';
 import { isAnonymous } from '../../subscriptions/scope.js';
 import { builder } from '../builder.js';
+import { UPSTREAM_CALL } from '../cost.js';
 import type { Context } from '../context.js';
 import { restIdOf } from '../global-id.js';
 import { runMutation, UserError, type UserErrorShape } from '../user-error.js';
@@ -27,6 +29,17 @@ function subscriber(ctx: Context) {
     throw createGraphQLError('This server requires GitLab credentials for subscriptions.', { extensions: { code: 'UNAUTHENTICATED' } });
   }
   return { credentials: ctx.live.credentials, client: ctx.gitlab.client, signal: ctx.live.signal };
+}
+
+/**
+ * The upstream calls a subscription's start may cause: its first reads
+ * (`reads`), and one lookup when the project is named by its full path. The
+ * cost limit and the inbound allowance judge a subscription by it before it
+ * runs, as a query; its polls are charged to its caller as they are sent.
+ */
+function startCost(projectId: unknown, reads: number): number {
+  const byPath = typeof projectId === 'string' && restIdOf(projectId) === null && !projectId.startsWith('gid://');
+  return reads + (byPath ? UPSTREAM_CALL : 0);
 }
 
 /** The numeric id of the project a subscription names by id, full path or global id; a path costs one lookup. */
@@ -122,6 +135,8 @@ const JobLogChunk = builder.objectRef<LogChunk>('JobLogChunk').implement({
 builder.subscriptionFields((t) => ({
   jobLogAppended: t.field({
     type: JobLogChunk,
+    // The job, then its log.
+    complexity: (args) => startCost(args.projectId, 2 * UPSTREAM_CALL),
     description:
       "A job's log as it is written: the log so far (or its last `tailLines` lines), then each new chunk; the last chunk, once the job finished, has `complete: true` and the job's status, and holds what was written since the chunk before (empty only when that was nothing). A job already finished sends its log (or last lines) and ends, its last chunk marked complete. One read of the log per interval per job and credentials however many watch it, backing off while the log is quiet; only the new bytes are read where GitLab honours Range, else the whole log with what was sent skipped.",
     args: {
@@ -140,6 +155,8 @@ builder.subscriptionFields((t) => ({
   }),
   jobStatusUpdated: t.field({
     type: Job,
+    // The job, else a pipeline's jobs (a page of 100 at a time), else one page of the project's newest jobs.
+    complexity: (args) => startCost(args.projectId, (args.jobId ?? null) === null && (args.pipelineId ?? null) !== null ? MAX_PIPELINE_PAGES : UPSTREAM_CALL),
     description:
       "Triggered when a CI job of the project changes status. Emits the current state first (the job; else the pipeline's jobs; else the project's 100 newest jobs; oldest first; `initialLimit` keeps only its newest), then the job on every status change. Fed by GitLab job and pipeline webhooks where they reach the gateway, else by one shared poller per project and credentials.",
     args: {
@@ -175,6 +192,8 @@ builder.subscriptionFields((t) => ({
   }),
   pipelineStatusUpdated: t.field({
     type: Pipeline,
+    // The pipeline, else one page of the project's newest pipelines.
+    complexity: (args) => startCost(args.projectId, UPSTREAM_CALL),
     description:
       "Triggered when a CI pipeline of the project changes status. Emits the current state first (the pipeline; else the project's 100 newest pipelines, of the ref if given; oldest first), then the pipeline on every status change, a retry's return to running included. Fed by GitLab job and pipeline webhooks where they reach the gateway, else by one shared poller per project and credentials.",
     args: {
@@ -206,6 +225,7 @@ builder.subscriptionFields((t) => ({
   }),
   projectImportStatusUpdated: t.field({
     type: Project,
+    complexity: (args) => startCost(args.projectId, UPSTREAM_CALL),
     description:
       'Triggered when the import status of a project (a fork being created) changes. Emits the project now, then on every change of `importStatus`; completes once it is final (`finished`, `failed`, `canceled` or `none`).',
     args: { projectId: t.arg.id({ required: true, description: 'Numeric id, full path or global id of the project (the new fork).' }) },
