@@ -59,6 +59,8 @@ class Poller {
   private heldUntil = 0;
   private polling = false;
   private stopped = false;
+  /** Polls run to their end, skipped ones included: tests wait on it to see what a number of polls did. */
+  finished = 0;
   /** While this process holds the lease: the timer that renews it between polls. */
   private renewal: NodeJS.Timeout | null = null;
 
@@ -156,6 +158,7 @@ class Poller {
       if (!this.stopped) this.options.onError?.(this.key, error);
     } finally {
       this.polling = false;
+      this.finished += 1;
     }
     if (this.stopped) return;
     this.interval = factor === 0 ? this.options.intervalMs : Math.min(this.options.maxIntervalMs, Math.round(this.interval * factor));
@@ -230,6 +233,11 @@ export class PollerRegistry {
   /** Milliseconds until the next poll of `key`; undefined when there is none. */
   dueIn(key: string): number | undefined {
     return this.pollers.get(key)?.dueInMs;
+  }
+
+  /** Polls the poller of `key` has run to their end (0 when there is none). */
+  pollsOf(key: string): number {
+    return this.pollers.get(key)?.finished ?? 0;
   }
 
   /** Current interval of the poller of `key`, in ms; undefined when there is none. */

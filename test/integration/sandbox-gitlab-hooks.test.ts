@@ -12,6 +12,7 @@ import AjvModule from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { STEP_MS, startGitlabSandbox, type GitlabSandbox } from '../../src/sandbox/gitlab/server.js';
+import { deadPort } from '../helpers/dead-port.js';
 
 type Json = Record<string, unknown>;
 
@@ -337,10 +338,7 @@ describe('webhook delivery', () => {
   });
 
   it('records a failed delivery without disturbing the sandbox', async () => {
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const port = (closed.address() as AddressInfo).port;
-    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const port = await deadPort();
     await call('POST', '/projects/7/hooks', 'demo-token', { url: `http://127.0.0.1:${port}/refused`, job_events: true }, delivering);
     expect((await call('POST', '/projects/7/jobs/2001/retry', 'demo-token', undefined, delivering)).status).toBe(201);
     await delivering.flushDeliveries();

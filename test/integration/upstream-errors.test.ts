@@ -1,10 +1,10 @@
-import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import type { FaultRule } from '../../src/sandbox/gitlab/server.js';
 import { startHubzillaSandbox, type HubzillaSandbox } from '../../src/sandbox/hubzilla/server.js';
 import { buildApp, type App } from '../../src/server/app.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
+import { deadPort } from '../helpers/dead-port.js';
 import { TEST_SECRETS } from '../helpers/secrets.js';
 
 const HUBZILLA_DEMO = `Basic ${Buffer.from('demo:demo-pass').toString('base64')}`;
@@ -209,15 +209,6 @@ describe('other upstream answers', () => {
 });
 
 /** A loopback port that was free a moment ago and has nobody listening now. */
-async function deadPort(): Promise<number> {
-  return new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
 describe('an upstream that refuses connections', () => {
   let down: TestApp;
   beforeAll(async () => {
