@@ -67,6 +67,16 @@ export interface AnswerSource {
   seq: number;
   /** The project whose job or pipeline webhooks may let it live longer. */
   webhook?: { projectId: number; kind: 'jobs' | 'pipelines' };
+  /** What it holds: its body's digest and the headers a caller reads. The same version read again is the same answer. */
+  version?: string;
+  /** The GET it answers, where the same caller's credentials can send it again (a warm answer's check): GitLab reads only. */
+  call?: SourceCall;
+}
+
+/** A GET of a stored answer: its path segments and query, as the upstream client takes them. */
+export interface SourceCall {
+  readonly path: readonly (string | number)[];
+  readonly query?: Readonly<Record<string, string | number | boolean | readonly (string | number)[] | null | undefined>>;
 }
 
 export function newCacheUsage(): CacheUsage {

@@ -182,6 +182,16 @@ export function buildApp(options: AppOptions): App {
     now: options.now,
     observe: (outcome) => metrics.warmAnswer(outcome),
     onServed: (name, request, seconds) => metrics.operationServedWarm(name, request, seconds),
+    // The caller's own credentials, as its operation would send them.
+    reread: async (call, request, scope) => {
+      let credentials: Record<string, string>;
+      try {
+        credentials = gitlabCredentials(request.headers, new URL(request.url));
+      } catch {
+        return null;
+      }
+      return gitlab.reread(call, credentials, scope, request.signal);
+    },
   });
   // Cursors the gateway signs (Hubzilla's exact thread pages): every instance of a fleet reads another's.
   const cursorKey = createHmac('sha256', keySecret).update('duograph cursors').digest('base64url');
@@ -552,7 +562,7 @@ function fleetSecret(config: Config): string {
 function answerCache(config: Config, keySecret: string, metrics: Metrics, log: (message: string) => void, now: (() => number) | undefined): AnswerCache {
   const store: CacheStore =
     config.cacheStore === 'redis' && config.redisUrl
-      ? new RedisStore(config.redisUrl, log)
+      ? new RedisStore(config.redisUrl, log, config.cacheMaxBytes)
       : new MemoryStore(config.cacheMaxBytes, () => metrics.cacheEvicted(), now);
   metrics.cacheBytes(() => store.bytes());
   return new AnswerCache({

@@ -9,6 +9,7 @@
  * `redacted` when it contains a credential of its own request, and by
  * `other` past 64 characters or 500 distinct names.
  */
+import type { WarmOutcome } from './warm-answers.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getOperationAST, type DocumentNode, type ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
@@ -127,7 +128,7 @@ export class Metrics {
     });
     this.warmAnswers = new Counter({
       name: 'duograph_warm_answers_total',
-      help: 'Whole query answers kept per credential scope: served (again, without running the operation), kept (after running it), stale (found, but something it was built from changed or aged).',
+      help: "Whole query answers kept per credential scope: served (again, without running the operation), renewed (served after the stored answers it used, read again, came back unchanged), shared (served as another scope built it, after this scope's own reads came back the same), kept (after running it), stale (found, but something it was built from changed).",
       labelNames: ['outcome'],
       registers,
     });
@@ -186,8 +187,8 @@ export class Metrics {
     };
   }
 
-  /** A warm answer (warm-answers.ts) served, kept, or found stale. */
-  warmAnswer(outcome: 'served' | 'kept' | 'stale'): void {
+  /** A warm answer (warm-answers.ts) served, renewed, shared, kept, or found stale. */
+  warmAnswer(outcome: WarmOutcome): void {
     this.warmAnswers.inc({ outcome });
   }
 

@@ -22,10 +22,11 @@
  *   If-None-Match; a 304 renews it without a body.
  */
 import { createHmac } from 'node:crypto';
-import type { AnswerSource, CacheUsage, RequestScope } from '../request-scope.js';
-import type { CacheEntry, CacheStore, ParsedBody } from './cache-store.js';
+import type { AnswerSource, CacheUsage, RequestScope, SourceCall } from '../request-scope.js';
+import { bodyDigest, type CacheEntry, type CacheStore, type ParsedBody } from './cache-store.js';
 import { type CachePolicy, gitlabPolicy, hubzillaPolicy, projectAliases, type WebhookKind, webhookTags } from './cache-policy.js';
 import type { PathSegments } from './http.js';
+import type { CallSignal } from './resilience.js';
 import { SharedReads } from './shared-reads.js';
 
 /** A whole answer as the client reads it before judging its status. */
@@ -55,11 +56,13 @@ export interface CacheCall {
   identity?: string;
   /** The request served; none for background work (pollers, log watches), which always reads fresh but may share. */
   scope: RequestScope | undefined;
+  /** How to send it again for the same credentials, kept with its source (warm answers read a source again instead of running the operation). */
+  again?: SourceCall;
   signal: AbortSignal | undefined;
 }
 
 /** Sends the call for real, with the extra headers (If-None-Match) on the shared signal; `onJoin` hears of each caller that joins it. */
-export type SendCall = (extraHeaders: Record<string, string>, signal: AbortSignal, onJoin: (listener: (joiner: unknown) => void) => void) => Promise<RawAnswer>;
+export type SendCall = (extraHeaders: Record<string, string>, signal: CallSignal, onJoin: (listener: (joiner: unknown) => void) => void) => Promise<RawAnswer>;
 
 /** What the cache tells metrics and traces: never a key, a path or a credential. */
 export interface CacheObserver {
@@ -129,6 +132,8 @@ const CLOCK_SKEW_MS = 1_000;
 export class AnswerCache {
   readonly store: CacheStore;
   private readonly reads: SharedReads<RawAnswer>;
+  /** Reads in flight while nothing is stored (readDecoded): their bodies decoded as they arrive. */
+  private readonly decodedReads: SharedReads<unknown>;
   /** When each tag was last dropped: by the clock of the instance that dropped it, and by this instance's steps. */
   private readonly drops = new Map<string, { at: number; seq: number }>();
   /** The newest drop forgotten while it could still matter: anything read before it counts as dropped. */
@@ -146,6 +151,7 @@ export class AnswerCache {
   constructor(private readonly options: AnswerCacheOptions) {
     this.store = options.store;
     this.reads = new SharedReads<RawAnswer>(() => ++this.seq);
+    this.decodedReads = new SharedReads<unknown>(() => ++this.seq);
   }
 
   /**
@@ -167,7 +173,7 @@ export class AnswerCache {
 
   /** Reads in flight now. */
   get inFlight(): number {
-    return this.reads.size;
+    return this.reads.size + this.decodedReads.size;
   }
 
   /** Whether answers are stored at all (CACHE_MAX_AGE_MS > 0); reads in flight are shared either way. */
@@ -190,7 +196,7 @@ export class AnswerCache {
     const callerAge = call.scope ? call.scope.cacheMaxAgeMs : 0;
     const entry = key !== null ? await this.store.get(key) : null;
     if (entry && policy && this.fresh(entry, policy.webhook, callerAge)) {
-      const answer = served(entry, 'hit', policy);
+      const answer = served(entry, 'hit', policy, call.again);
       this.count(call.upstream, policy, 'hit', usage, entry);
       track(usage, answer);
       onHit?.(answer);
@@ -215,6 +221,38 @@ export class AnswerCache {
     this.count(call.upstream, policy, revalidated ? 'revalidated' : 'miss', usage, revalidated ? { storedAt: this.now() } : null);
     track(usage, answer);
     return answer;
+  }
+
+  /**
+   * A GET while nothing is stored (CACHE_MAX_AGE_MS=0): joins the same
+   * read in flight by a caller of the same scope that decodes its body
+   * alike (`decodeKey`), else sends it with `send`, which decodes the body
+   * as it arrives. Only the decoded value is handed on: a body's text
+   * handed up through the read's promises (made when it started, old by
+   * the time it answers) would stay reachable until the next full
+   * collection, copied by every young one.
+   */
+  async readDecoded<T>(
+    call: CacheCall,
+    decodeKey: string,
+    send: (read: { signal: CallSignal; onJoin: (listener: (joiner: unknown) => void) => void }) => Promise<T>,
+    cancelled: () => Error,
+  ): Promise<T> {
+    const policy = call.upstream === 'gitlab' ? gitlabPolicy(call.path) : hubzillaPolicy(call.path);
+    const usage = call.scope?.cache;
+    const { promise, joined } = this.decodedReads.run(`${this.scopeText(call)}\n${decodeKey}`, {
+      signal: call.signal,
+      joinable: (started) => !policy || !this.droppedAfter(policy.tags, started),
+      joiner: call.scope,
+      cancelled,
+      start: send,
+    });
+    if (joined) this.count(call.upstream, policy, 'joined', usage, null);
+    const value = (await promise) as T;
+    if (!joined) this.count(call.upstream, policy, 'miss', usage, null);
+    // Nothing stored: an answer built on it cannot be judged later.
+    if (usage) usage.sources = null;
+    return value;
   }
 
   /**
@@ -345,19 +383,16 @@ export class AnswerCache {
     return maxAgeMs;
   }
 
-  /**
-   * Whether every one of `sources` would still be served to a caller who
-   * accepts `callerAge` (every drop since, every age, the webhook age only
-   * while the project's webhooks reach the gateway): then the least plain
-   * age any has left, in ms (what a browser may keep); else null.
-   */
-  stillServed(sources: readonly AnswerSource[], callerAge: number | undefined): number | null {
+  /** Whether `source` would still be served to a caller who accepts `callerAge` (every drop since, every age, the webhook age only while the project's webhooks reach the gateway). */
+  serves(source: AnswerSource, callerAge: number | undefined): boolean {
+    return this.fresh(source, source.webhook, callerAge);
+  }
+
+  /** The least plain age any of `sources` has left, in ms (what a browser may keep: its copy cannot be dropped). */
+  plainAgeLeft(sources: readonly AnswerSource[]): number {
     const now = this.now();
     let left = Number.POSITIVE_INFINITY;
-    for (const source of sources) {
-      if (!this.fresh(source, source.webhook, callerAge, now)) return null;
-      left = Math.min(left, this.options.maxAgeMs - (now - source.storedAt));
-    }
+    for (const source of sources) left = Math.min(left, this.options.maxAgeMs - (now - source.storedAt));
     return Math.max(0, left);
   }
 
@@ -407,7 +442,7 @@ export class AnswerCache {
     if (answer.status === 304 && stale && etag && key !== null) {
       const renewed: CacheEntry = { ...stale, storedAt: startedAt, origin: this.id, seq };
       const kept = await this.keep(key, renewed, policy as CachePolicy);
-      return served(renewed, 'revalidated', kept ? policy : null);
+      return served(renewed, 'revalidated', kept ? policy : null, call.again);
     }
     if (!policy || key === null || !storable(call.upstream, answer)) return { ...answer, servedBy: 'upstream' };
     const body = policy.sanitize ? policy.sanitize(answer.text) : answer.text;
@@ -419,13 +454,15 @@ export class AnswerCache {
     const tags = policy.family === 'projects' ? [...policy.tags, ...projectAliases(body)] : policy.tags;
     const entry: CacheEntry = { status: answer.status, headers, body, storedAt: startedAt, tags, origin: this.id, seq };
     const kept = await this.keep(key, entry, policy);
-    return { ...answer, text: body, servedBy: 'upstream', ...(kept ? { source: sourceOf(entry, policy) } : {}) };
+    return { ...answer, text: body, servedBy: 'upstream', ...(kept ? { source: sourceOf(entry, policy, call.again) } : {}) };
   }
 
   /** Stores `entry`, unless a drop came while it was read; says whether it did. */
   private async keep(key: string, entry: CacheEntry, policy: CachePolicy): Promise<boolean> {
     // A drop that came while the read ran may describe a change the answer missed.
     if (this.droppedAfter(entry.tags, entry.seq)) return false;
+    // Digested only once it is stored: a read a drop keeps out is never looked up by its body.
+    entry.digest ??= bodyDigest(entry.body);
     const age = entry.status === 200 && policy.webhook ? Math.max(this.options.maxAgeMs, this.options.webhookMaxAgeMs) : this.options.maxAgeMs;
     // An entry with an ETag outlives its age, so that a later read can revalidate it rather than read it whole.
     await this.store.set(key, entry, entry.headers.etag ? age * REVALIDATE_FOR : age);
@@ -448,16 +485,24 @@ export class AnswerCache {
   }
 }
 
-function served(entry: CacheEntry, servedBy: 'hit' | 'revalidated', policy: CachePolicy | null): RawAnswer {
+function served(entry: CacheEntry, servedBy: 'hit' | 'revalidated', policy: CachePolicy | null, again: SourceCall | undefined): RawAnswer {
   const answer: RawAnswer = { status: entry.status, headers: entry.headers, text: entry.body, bytes: 0, servedBy };
-  if (policy) answer.source = sourceOf(entry, policy);
+  if (policy) answer.source = sourceOf(entry, policy, again);
   if (entry.parsed) answer.parsed = entry.parsed;
   return answer;
 }
 
-function sourceOf(entry: CacheEntry, policy: CachePolicy): AnswerSource {
+function sourceOf(entry: CacheEntry, policy: CachePolicy, again: SourceCall | undefined): AnswerSource {
   const { status, storedAt, tags, origin, seq } = entry;
-  return policy.webhook ? { status, storedAt, tags, origin, seq, webhook: policy.webhook } : { status, storedAt, tags, origin, seq };
+  const source: AnswerSource = policy.webhook ? { status, storedAt, tags, origin, seq, webhook: policy.webhook } : { status, storedAt, tags, origin, seq };
+  // A version only where the answer built on it may be checked again (its caller keeps sources, and can send the read again).
+  if (entry.digest === undefined || !again) return source;
+  // The pagination headers are part of what a caller reads (a page's total, its next page); the ETag only restates the body.
+  let version = `${status} ${entry.digest}`;
+  for (const name in entry.headers) if (name !== 'etag') version += `\n${name}: ${entry.headers[name]}`;
+  source.version = version;
+  source.call = again;
+  return source;
 }
 
 /** Notes what a request's answer was built from: a stored answer, or something that cannot be judged later (nothing stored). */

@@ -16,6 +16,8 @@ export interface CacheEntry {
   headers: Record<string, string>;
   /** The body as text, secrets taken out. */
   body: string;
+  /** The body's SHA-256 (base64url), taken once when it was read: the store pools bodies by it, and warm answers tell a body read again unchanged by it. Entries an older instance left in Redis may lack it. */
+  digest?: string;
   /** When the read that got this answer began (ms since the epoch): its age counts from there. */
   storedAt: number;
   /** Tags a change drops it by (cache-policy.ts). */
@@ -47,6 +49,11 @@ export class ParsedBody {
     }
     return this.value as T;
   }
+}
+
+/** A body's SHA-256, as entries carry it. */
+export function bodyDigest(body: string): string {
+  return createHash('sha256').update(body).digest('base64url');
 }
 
 function deepFreeze<T>(value: T): T {
@@ -128,13 +135,12 @@ export class MemoryStore implements CacheStore {
   async get(key: string): Promise<CacheEntry | null> {
     const stored = this.lru.get(key);
     if (!stored) return null;
-    const { digest, ...entry } = stored;
-    const parsed = this.bodies.get(digest)?.parsed;
-    return parsed ? { ...entry, parsed } : entry;
+    const parsed = this.bodies.get(stored.digest)?.parsed;
+    return parsed ? { ...stored, parsed } : { ...stored };
   }
 
   async set(key: string, entry: CacheEntry, ttlMs: number): Promise<void> {
-    const digest = createHash('sha256').update(entry.body).digest('base64url');
+    const digest = entry.digest ?? bodyDigest(entry.body);
     let body = this.bodies.get(digest);
     if (!body) {
       const bytes = stringBytes(entry.body);
@@ -212,22 +218,38 @@ const REDIS_COMMAND_TIMEOUT_MS = 250;
 /**
  * Entries in Redis under `duograph:cache:<digest>`, as JSON, with PX expiry,
  * on a `storeClient`: a cache that is down costs a request nothing but the miss.
+ * A body's parsed form is kept in this process by the body's digest
+ * (bounded in bytes, least recently used out first), so an answer read from
+ * Redis again while unchanged is parsed at most once per instance.
  */
 export class RedisStore implements CacheStore {
   readonly kind = 'redis';
   private readonly client: Redis;
+  private readonly parsed: LRUCache<string, ParsedBody>;
 
-  constructor(url: string, onError: (message: string) => void = () => {}) {
+  constructor(url: string, onError: (message: string) => void = () => {}, maxParsedBytes = 64 * 1024 * 1024) {
     this.client = storeClient(url, 'duograph-cache', onError);
+    this.parsed = new LRUCache<string, ParsedBody>({ maxSize: Math.max(1, maxParsedBytes) });
   }
 
   async get(key: string): Promise<CacheEntry | null> {
+    let entry: CacheEntry;
     try {
       const text = await this.client.get(`duograph:cache:${key}`);
-      return text === null ? null : (JSON.parse(text) as CacheEntry);
+      if (text === null) return null;
+      entry = JSON.parse(text) as CacheEntry;
     } catch {
       return null;
     }
+    // An entry an older instance stored has no digest: its readers parse it themselves.
+    if (typeof entry.digest !== 'string') return entry;
+    let parsed = this.parsed.get(entry.digest);
+    if (!parsed) {
+      parsed = new ParsedBody();
+      // Counted before it is made, as the parsed form it will be (about twice the text).
+      this.parsed.set(entry.digest, parsed, { size: Math.max(1, stringBytes(entry.body) * PARSED_BYTES_PER_TEXT_BYTE) });
+    }
+    return { ...entry, parsed };
   }
 
   async set(key: string, entry: CacheEntry, ttlMs: number): Promise<void> {

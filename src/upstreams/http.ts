@@ -9,8 +9,8 @@ import { Readable } from 'node:stream';
 import { Agent, Pool, errors as undiciErrors } from 'undici';
 import type { Dispatcher } from 'undici';
 import { UpstreamError, type ErrorCode, type UpstreamInfo } from '../errors.js';
-import { type RequestScope, upstreamRequestId } from '../request-scope.js';
-import type { AnswerCache, RawAnswer } from './answer-cache.js';
+import { type AnswerSource, newCacheUsage, type RequestScope, type SourceCall, upstreamRequestId } from '../request-scope.js';
+import type { AnswerCache, CacheCall, RawAnswer } from './answer-cache.js';
 import { invalidationTags } from './cache-policy.js';
 import type { ParsedBody } from './cache-store.js';
 import { ANONYMOUS, type GitlabIdentities, type LookupResult, lookupPath, lookupUserId } from './identities.js';
@@ -162,6 +162,9 @@ const BREAKER_STATUSES: ReadonlySet<number> = new Set([502, 503, 504]);
 export type PathSegments = readonly (string | number)[];
 
 export type QueryValue = string | number | boolean | readonly (string | number)[] | null | undefined;
+
+/** A call as the client sends it: on its caller's signal, or on a shared read's own (shared-reads.ts). */
+type CallRequest = Omit<UpstreamRequest, 'signal'> & { signal?: CallSignal };
 
 export interface UpstreamRequest {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -445,6 +448,22 @@ function jsonContent(text: string): JsonContent {
   }
 }
 
+/** Ids of the `select` functions reads in flight were decoded with: only reads decoded alike are shared. */
+const selectIds = new WeakMap<(body: unknown) => unknown, string>();
+let nextSelectId = 0;
+
+/** What tells two decodes of a body apart, for sharing a read in flight; null for a text read (the answer cache's own path). */
+function decodeKeyOf(decode: Decode<unknown>, select: UpstreamRequest['select']): string | null {
+  if (decode === asJson) return 'json';
+  if (!select) return null;
+  let id = selectIds.get(select);
+  if (id === undefined) {
+    id = `select ${++nextSelectId}`;
+    selectIds.set(select, id);
+  }
+  return id;
+}
+
 const asJson: Decode<JsonContent> = (text, parsed) => (parsed ? parsed.get(() => jsonContent(text)) : jsonContent(text));
 
 /** asJson, then `select` on what parsed (it must not change it: a stored body's parsed form is shared). */
@@ -593,6 +612,8 @@ export class HttpClient {
   ): Promise<ReadResponse<T>> {
     const cache = this.cache;
     if (!cache) return this.execute(request, path, headers, info, decode);
+    const decodeKey = request.method === 'GET' && !cache.storing ? decodeKeyOf(decode, request.select) : null;
+    if (decodeKey !== null) return this.readDecoded(cache, request, path, headers, info, decode, decodeKey);
     if (request.method !== 'GET') {
       // What a request that writes answers is never kept as a warm answer.
       if (request.scope?.cache) request.scope.cache.sources = null;
@@ -616,13 +637,11 @@ export class HttpClient {
     }
     const answer = await cache.read(
       {
-        upstream: this.name,
-        path: request.path,
-        url: path + encodeQuery(request.query),
-        credentials: request.headers,
-        identity: request.cacheIdentity,
-        scope: request.scope,
-        signal: request.signal,
+        ...this.cacheCall(request, path),
+        // GitLab reads are keyed by their credential headers alone: the same caller's headers can send them again.
+        ...(this.name === 'gitlab' && request.cacheIdentity === undefined && request.scope?.cache?.sources
+          ? { again: { path: request.path, query: request.query } }
+          : {}),
       },
       async (extraHeaders, signal, onJoin) => {
         const sent = await this.execute({ ...request, signal }, path, { ...headers, ...extraHeaders }, { ...info }, asText, onJoin);
@@ -633,6 +652,56 @@ export class HttpClient {
     );
     info.status = answer.status;
     return { status: answer.status, headers: answer.headers, content: decode(answer.text, answer.parsed), bytes: answer.bytes };
+  }
+
+  /** A GET as the answer cache sees it. */
+  private cacheCall(request: UpstreamRequest, path: string): CacheCall {
+    return {
+      upstream: this.name,
+      path: request.path,
+      url: path + encodeQuery(request.query),
+      credentials: request.headers,
+      identity: request.cacheIdentity,
+      scope: request.scope,
+      signal: request.signal,
+    };
+  }
+
+  /** A GET while the cache stores nothing: decoded as it arrives, shared in flight with callers that decode it alike (AnswerCache.readDecoded). */
+  private async readDecoded<T>(
+    cache: AnswerCache,
+    request: UpstreamRequest,
+    path: string,
+    headers: Record<string, string>,
+    info: UpstreamInfo,
+    decode: Decode<T>,
+    decodeKey: string,
+  ): Promise<ReadResponse<T>> {
+    const response = await cache.readDecoded(
+      this.cacheCall(request, path),
+      decodeKey,
+      ({ signal, onJoin }) => this.execute({ ...request, signal }, path, headers, { ...info }, decode, onJoin),
+      () => this.transportError(new Error('aborted'), info, request.signal),
+    );
+    info.status = response.status;
+    return response;
+  }
+
+  /**
+   * Reads again, through the answer cache as any GET, what a stored answer
+   * answered, with `credentials` (the caller's own: a warm answer checks its
+   * sources so, rather than running its operation again). The source it is
+   * now, or null where nothing is stored for it (a refusal, a read joined,
+   * a failure).
+   */
+  async reread(call: SourceCall, credentials: Readonly<Record<string, string>>, scope: RequestScope, signal?: AbortSignal): Promise<AnswerSource | null> {
+    const usage = newCacheUsage();
+    try {
+      await this.text({ method: 'GET', path: call.path, query: call.query, headers: credentials, scope: { ...scope, cache: usage }, signal });
+    } catch {
+      return null;
+    }
+    return usage.sources?.[0] ?? null;
   }
 
   /** A span for a GET the cache answered: no call went out, and the trace says so. */
@@ -776,7 +845,7 @@ export class HttpClient {
    * Resolves with the last response read whole, whatever its status.
    */
   private async execute<T>(
-    request: UpstreamRequest,
+    request: CallRequest,
     path: string,
     headers: Record<string, string>,
     info: UpstreamInfo,
@@ -812,7 +881,7 @@ export class HttpClient {
     }
   }
 
-  private startSpan(request: UpstreamRequest, headers: Record<string, string>): UpstreamSpan {
+  private startSpan(request: CallRequest, headers: Record<string, string>): UpstreamSpan {
     const describe = (): UpstreamSpanCall => ({
       upstream: this.name,
       method: request.method,
@@ -824,7 +893,7 @@ export class HttpClient {
 
   /** The attempts of `execute` (see there); counts retries into `tally` when given. */
   private async attempts<T>(
-    request: UpstreamRequest,
+    request: CallRequest,
     path: string,
     headers: Record<string, string>,
     info: UpstreamInfo,
@@ -890,7 +959,7 @@ export class HttpClient {
 
   /** One attempt, past the breaker and holding a slot (`release`): request, whole body read (capped). */
   private async attempt<T>(
-    request: UpstreamRequest,
+    request: CallRequest,
     path: string,
     headers: Record<string, string>,
     signal: CallSignal,
@@ -924,20 +993,20 @@ export class HttpClient {
   }
 
   /** Throws a fast UPSTREAM_RATE_LIMITED while GitLab's rate limit for this scope (or route) has not reset. */
-  private enterGate(request: UpstreamRequest, info: UpstreamInfo): void {
+  private enterGate(request: CallRequest, info: UpstreamInfo): void {
     const left = this.gate?.closedFor(this.name, request.headers, routeTemplate(request.path, this.routeWords)) ?? 0;
     if (left > 0) throw this.rateLimited(`${this.label()} is rate limiting these credentials`, left, info);
   }
 
   /** What an answer teaches: a 429 closes its scope (rate-gate.ts), a limit GitLab names is learnt, a 401 refuses the credentials for a while. */
-  private learn(request: UpstreamRequest, status: number, headers: Readonly<Record<string, string | undefined>>): void {
+  private learn(request: CallRequest, status: number, headers: Readonly<Record<string, string | undefined>>): void {
     this.gate?.observe(this.name, request.headers, routeTemplate(request.path, this.routeWords), status, headers);
     this.budget?.observe(headers, () => request.budgetKey ?? this.identities?.known(request.headers) ?? null);
     if (status === 401) this.identities?.refused(request.headers);
   }
 
   /** Throws a fast UNAUTHENTICATED while GitLab's recent 401 for these credentials stands: asking again would only count against the gateway's address. */
-  private enterRefused(request: UpstreamRequest, info: UpstreamInfo): void {
+  private enterRefused(request: CallRequest, info: UpstreamInfo): void {
     const left = this.identities?.refusedFor(request.headers) ?? 0;
     if (left <= 0) return;
     const seconds = Math.ceil(left / 1000);
@@ -955,7 +1024,7 @@ export class HttpClient {
    * throws a fast UPSTREAM_RATE_LIMITED: spent, or (for background work)
    * down to the reserve. Credentials not yet known are looked up first.
    */
-  private async spend(request: UpstreamRequest, info: UpstreamInfo): Promise<void> {
+  private async spend(request: CallRequest, info: UpstreamInfo): Promise<void> {
     const budget = this.budget as RateBudget;
     let who = request.budgetKey;
     if (who === undefined) {
@@ -975,7 +1044,7 @@ export class HttpClient {
   }
 
   /** Whom GitLab counts the call against (identities.ts), looking the credentials up once; the anonymous budget without identities. */
-  private async whoCounts(request: UpstreamRequest, info: UpstreamInfo): Promise<string> {
+  private async whoCounts(request: CallRequest, info: UpstreamInfo): Promise<string> {
     if (!this.identities) return ANONYMOUS;
     const who = await this.identities.keyOf(request.headers, () => this.lookUp(request));
     if (who === null) this.enterRefused(request, info);
@@ -988,7 +1057,7 @@ export class HttpClient {
    * anonymous budget, where GitLab counts it until it knows the token; once
    * GitLab named the user, moved to that user's budget. Never cached.
    */
-  private async lookUp(request: UpstreamRequest): Promise<LookupResult> {
+  private async lookUp(request: CallRequest): Promise<LookupResult> {
     const credentials = Object.fromEntries(Object.entries(request.headers ?? {}).filter(([name]) => name !== 'sudo'));
     const path = lookupPath(credentials);
     const fullPath = `${this.basePath}/${encodePath(path)}`;
@@ -1021,7 +1090,7 @@ export class HttpClient {
   }
 
   /** A concurrency slot: at once when one is free (no promise to wait on), else within the call's deadline. */
-  private slot(signal: CallSignal, info: UpstreamInfo, callerSignal?: AbortSignal): (() => void) | Promise<() => void> {
+  private slot(signal: CallSignal, info: UpstreamInfo, callerSignal?: CallSignal): (() => void) | Promise<() => void> {
     if (!signal.aborted) {
       const free = this.limiter.tryAcquire();
       if (free) return free;
@@ -1029,7 +1098,7 @@ export class HttpClient {
     return this.waitForSlot(signal, info, callerSignal);
   }
 
-  private waitForSlot(signal: CallSignal, info: UpstreamInfo, callerSignal?: AbortSignal): Promise<() => void> {
+  private waitForSlot(signal: CallSignal, info: UpstreamInfo, callerSignal?: CallSignal): Promise<() => void> {
     return this.limiter.acquire(signal).catch((error: unknown) => {
       // The probe reserved by enterBreaker never went out.
       this.breaker.onNeutral();
@@ -1042,7 +1111,7 @@ export class HttpClient {
     else this.breaker.onSuccess();
   }
 
-  private judgeError(error: unknown, callerSignal: AbortSignal | undefined): void {
+  private judgeError(error: unknown, callerSignal: CallSignal | undefined): void {
     if (error instanceof UpstreamError && error.fastFail) return;
     // A caller that went away says nothing about the upstream; nor does a body judged on its content.
     if (callerSignal?.aborted) this.breaker.onNeutral();
@@ -1050,7 +1119,7 @@ export class HttpClient {
     else this.breaker.onFailure();
   }
 
-  private transportError(error: unknown, info: UpstreamInfo, callerSignal?: AbortSignal): UpstreamError {
+  private transportError(error: unknown, info: UpstreamInfo, callerSignal?: CallSignal): UpstreamError {
     if (error instanceof UpstreamError) return error;
     if (callerSignal?.aborted) {
       // The caller hung up: the call was abandoned, the upstream did nothing wrong.
@@ -1076,7 +1145,7 @@ export class HttpClient {
   }
 
   private async send(
-    request: UpstreamRequest,
+    request: CallRequest,
     path: string,
     headers: Record<string, string>,
     signal: CallSignal | undefined,
@@ -1107,7 +1176,7 @@ export class HttpClient {
     }
   }
 
-  private observe(request: UpstreamRequest, status: number | string, started: number, requestIdHeader?: string | string[], cause?: string): void {
+  private observe(request: CallRequest, status: number | string, started: number, requestIdHeader?: string | string[], cause?: string): void {
     if (!this.onCall) return;
     const call: UpstreamCall = {
       upstream: this.name,

@@ -196,14 +196,37 @@ export function parseRetryAfter(value: string | undefined, now: number = Date.no
  */
 export type CallSignal = AbortSignal | DeadlineSignal;
 
-/** Runs `listener` once when `signal` aborts; the returned function removes it. */
-function onAbort(signal: CallSignal, listener: () => void): () => void {
+/**
+ * The abort listeners of each AbortSignal, run by one listener of its own:
+ * adding and removing a listener on an EventTarget (a request's signal is
+ * one, behind a Proxy) for each of a request's hundred calls cost more than
+ * the calls' own work.
+ */
+const listenersOf = new WeakMap<AbortSignal, Set<() => void>>();
+
+/** Runs `listener` (a function of its own: one added twice is run once) once when `signal` aborts; the returned function removes it. */
+export function onAbort(signal: CallSignal, listener: () => void): () => void {
   if (signal instanceof DeadlineSignal) {
     signal.once('abort', listener);
     return () => signal.removeListener('abort', listener);
   }
-  signal.addEventListener('abort', listener, { once: true });
-  return () => signal.removeEventListener('abort', listener);
+  let listeners = listenersOf.get(signal);
+  if (!listeners) {
+    const fresh = new Set<() => void>();
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const each of fresh) each();
+        fresh.clear();
+      },
+      { once: true },
+    );
+    listenersOf.set(signal, fresh);
+    listeners = fresh;
+  }
+  const own = listeners;
+  own.add(listener);
+  return () => own.delete(listener);
 }
 
 /** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
@@ -248,28 +271,6 @@ export interface Deadline {
   dispose(): void;
 }
 
-/** The deadlines alive under each caller signal: one listener on the caller aborts them all. */
-const linkedToCaller = new WeakMap<AbortSignal, Set<DeadlineSignal>>();
-
-/** The set of deadlines under `caller`, made (with its one listener) on the caller's first call. */
-function deadlinesOf(caller: AbortSignal): Set<DeadlineSignal> {
-  let linked = linkedToCaller.get(caller);
-  if (!linked) {
-    const fresh = new Set<DeadlineSignal>();
-    caller.addEventListener(
-      'abort',
-      () => {
-        for (const each of fresh) each.abort(caller.reason);
-        fresh.clear();
-      },
-      { once: true },
-    );
-    linkedToCaller.set(caller, fresh);
-    linked = fresh;
-  }
-  return linked;
-}
-
 // The same reason AbortSignal.timeout gives, which the error mapping reads as UPSTREAM_TIMEOUT.
 function abortOnTimeout(signal: DeadlineSignal): void {
   signal.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
@@ -282,20 +283,19 @@ function abortOnTimeout(signal: DeadlineSignal): void {
  * old generation with dead timers and signals. The calls of one caller share
  * one listener on its signal.
  */
-export function deadline(ms: number, caller?: AbortSignal): Deadline {
+export function deadline(ms: number, caller?: CallSignal): Deadline {
   const signal = new DeadlineSignal();
   if (caller?.aborted) {
     signal.abort(caller.reason);
     return { signal, dispose: () => {} };
   }
   const timer = setTimeout(abortOnTimeout, ms, signal);
-  const linked = caller ? deadlinesOf(caller) : undefined;
-  linked?.add(signal);
+  const unlink = caller ? onAbort(caller, () => signal.abort(caller.reason)) : undefined;
   return {
     signal,
     dispose: () => {
       clearTimeout(timer);
-      linked?.delete(signal);
+      unlink?.();
     },
   };
 }

@@ -5,18 +5,20 @@
  * signal of its own, cancelled only when every waiter has gone; a waiter that
  * goes away leaves at once with its own cancellation.
  */
+import { DeadlineSignal, onAbort } from './resilience.js';
 
 interface SharedRead<T> {
   /** When the call began, as the `stamp` clock reads: a change announced after this makes it unfit to join. */
   readonly started: number;
-  readonly controller: AbortController;
+  /** The call's own signal: an EventEmitter, as a deadline's is (resilience.ts), since every GET has one and listeners on an EventTarget cost more. */
+  readonly signal: DeadlineSignal;
   readonly promise: Promise<T>;
   waiters: number;
 }
 
 export interface ReadStart {
   /** The shared call's own signal: aborted when its last waiter leaves. */
-  signal: AbortSignal;
+  signal: DeadlineSignal;
   /** Lets the call learn of each waiter that joins it (for its trace span's links). */
   onJoin(listener: (joiner: unknown) => void): void;
 }
@@ -52,15 +54,15 @@ export class SharedReads<T> {
     if (signal?.aborted) return { promise: Promise.reject(options.cancelled()), joined: false };
     const existing = this.reads.get(key);
     // A read its last waiter abandoned is being cancelled: a new caller starts its own.
-    const joined = existing !== undefined && !existing.controller.signal.aborted && options.joinable(existing.started);
+    const joined = existing !== undefined && !existing.signal.aborted && options.joinable(existing.started);
     let read = existing;
     if (joined && existing) {
       for (const listener of existing.joinListeners) listener(options.joiner);
     } else {
-      const controller = new AbortController();
+      const signal = new DeadlineSignal();
       const joinListeners: ((joiner: unknown) => void)[] = [];
-      const started = options.start({ signal: controller.signal, onJoin: (listener) => joinListeners.push(listener) });
-      const fresh = { started: this.stamp(), controller, promise: started, waiters: 0, joinListeners };
+      const started = options.start({ signal, onJoin: (listener) => joinListeners.push(listener) });
+      const fresh = { started: this.stamp(), signal, promise: started, waiters: 0, joinListeners };
       // Settled whether or not anyone still waits: a call abandoned by all must not leave an unhandled rejection.
       started
         .catch(() => {})
@@ -80,28 +82,28 @@ export class SharedReads<T> {
       let done = false;
       const leave = () => {
         read.waiters--;
-        if (read.waiters === 0) read.controller.abort();
+        if (read.waiters === 0) read.signal.abort(new DOMException('This operation was aborted', 'AbortError'));
       };
-      const onAbort = () => {
+      const abandon = () => {
         if (done) return;
         done = true;
         leave();
         reject(cancelled());
       };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      const unlink = signal ? onAbort(signal, abandon) : undefined;
       read.promise.then(
         (value) => {
           if (done) return;
           done = true;
           read.waiters--;
-          signal?.removeEventListener('abort', onAbort);
+          unlink?.();
           resolve(value);
         },
         (error: unknown) => {
           if (done) return;
           done = true;
           read.waiters--;
-          signal?.removeEventListener('abort', onAbort);
+          unlink?.();
           reject(error);
         },
       );

@@ -13,6 +13,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startRedis, waitForOutput } from '../helpers/processes.js';
 import { startGitlabSandbox, STEP_MS, type GitlabSandbox } from '../../src/sandbox/gitlab/server.js';
+import { bodyDigest, type CacheEntry, RedisStore } from '../../src/upstreams/cache-store.js';
 
 const SECRET = 'redis-cache-webhook-secret-0123456789';
 const hasRedis = spawnSync('redis-server', ['--version'], { encoding: 'utf8' }).status === 0;
@@ -176,5 +177,57 @@ describe.skipIf(!hasRedis)('the answer cache of two instances on one Redis', () 
     expect(star.errors).toBeUndefined();
     expect(a.child.exitCode).toBeNull();
     expect(b.child.exitCode).toBeNull();
+  });
+});
+
+describe.skipIf(!hasRedis)('the Redis store in one process', () => {
+  it('parses a body read from Redis once per instance while it is unchanged, whichever key names it', async () => {
+    const started = await startRedis();
+    const store = new RedisStore(started.url);
+    const entry = (body: string, digest: string | null = bodyDigest(body)): CacheEntry => ({
+      status: 200,
+      headers: {},
+      body,
+      ...(digest === null ? {} : { digest }),
+      storedAt: 1,
+      tags: [],
+      origin: 'test',
+      seq: 1,
+    });
+    try {
+      // The store sends nothing before its client reaches Redis (no offline queue): written until one is read back.
+      for (;;) {
+        await store.set('ready', entry('{}'), 60_000);
+        if (await store.get('ready')) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const page = JSON.stringify([{ id: 1, name: 'job' }]);
+      let parses = 0;
+      const parse = (text: string) => () => {
+        parses++;
+        return JSON.parse(text) as unknown;
+      };
+      // Two scopes' keys, one body: one parse for both, and for every later read.
+      await store.set('alice', entry(page), 60_000);
+      await store.set('bob', entry(page), 60_000);
+      const first = (await store.get('alice'))?.parsed?.get(parse(page));
+      const second = (await store.get('bob'))?.parsed?.get(parse(page));
+      const third = (await store.get('alice'))?.parsed?.get(parse(page));
+      expect(first).toEqual([{ id: 1, name: 'job' }]);
+      expect(second).toBe(first);
+      expect(third).toBe(first);
+      expect(parses).toBe(1);
+      // A changed body is another digest: parsed anew.
+      const changed = JSON.stringify([{ id: 2, name: 'job' }]);
+      await store.set('alice', entry(changed), 60_000);
+      expect((await store.get('alice'))?.parsed?.get(parse(changed))).toEqual([{ id: 2, name: 'job' }]);
+      expect(parses).toBe(2);
+      // An entry an older instance stored, without a digest, comes without a parsed form.
+      await store.set('old', entry(page, null), 60_000);
+      expect(await store.get('old')).not.toHaveProperty('parsed');
+    } finally {
+      await store.close();
+      await stop(started.child);
+    }
   });
 });

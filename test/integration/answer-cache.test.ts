@@ -7,11 +7,12 @@
  */
 import type { ExecutionResult } from 'graphql';
 import { createClient } from 'graphql-ws';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { STEP_MS } from '../../src/sandbox/gitlab/server.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { counter } from '../helpers/metrics.js';
+import { expectOneCallPerScope, expectSharedFailureOnce, expectSharedReadOutlivesALeaver } from '../helpers/shared-reads.js';
 
 const SECRET = 'answer-cache-webhook-secret-0123456789';
 const DEMO_HUB = `Basic ${Buffer.from('demo:demo-pass').toString('base64')}`;
@@ -21,15 +22,6 @@ const CORE_PATH = '/api/v4/projects/platform%2Fcore';
 
 let t: TestApp;
 let clock = Date.now();
-
-/** A promise the sandbox holds an answer on, and the way to let it go. */
-function gate(): { until: Promise<void>; open: () => void } {
-  let open = () => {};
-  const until = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { until, open };
-}
 
 /** The cache lookups of one outcome counted so far, over every upstream and family. */
 const lookups = (outcome: 'hit' | 'miss' | 'revalidated' | 'joined') => counter(t.app, 'duograph_upstream_cache_lookups_total', { outcome });
@@ -107,59 +99,15 @@ describe('the answer cache', () => {
   });
 
   it('shares one call among identical reads in flight from different requests, and none across scopes', async () => {
-    const held = gate();
-    t.sandbox.addFault({ method: 'GET', path: CORE_PATH, until: held.until });
-    const joinedBefore = await lookups('joined');
-    const demo = [1, 2, 3].map(() => t.gql(CORE));
-    const alice = t.gql(CORE, {}, { token: 'alice-token' });
-    // Two calls reach the sandbox (one per scope) and two requests join demo's: then the answers may go.
-    await vi.waitFor(async () => {
-      expect(gets(CORE_PATH)).toBe(2);
-      expect((await lookups('joined')) - joinedBefore).toBe(2);
-    });
-    held.open();
-    const answers = await Promise.all([...demo, alice]);
-    for (const answer of answers) expect(answer.data).toEqual({ project: { name: 'Core', starCount: expect.any(Number) } });
-    expect(gets(CORE_PATH)).toBe(2);
-    expect(new Set(t.calls({ method: 'GET', path: CORE_PATH }).map((c) => c.headers['private-token']))).toEqual(new Set(['demo-token', 'alice-token']));
+    await expectOneCallPerScope(t, CORE, CORE_PATH, { project: { name: 'Core', starCount: expect.any(Number) } });
   });
 
   it('hands an upstream failure of a shared read to every waiter once, with its code, and never stores it', async () => {
-    const held = gate();
-    t.sandbox.addFault({ method: 'GET', path: CORE_PATH, until: held.until, status: 500, times: 1 });
-    const joinedBefore = await lookups('joined');
-    const pending = [1, 2, 3].map(() => t.gql(CORE));
-    await vi.waitFor(async () => expect((await lookups('joined')) - joinedBefore).toBe(2));
-    held.open();
-    for (const answer of await Promise.all(pending)) {
-      expect(answer.data).toEqual({ project: null });
-      expect(answer.errors?.map((e) => e.extensions?.code)).toEqual(['UPSTREAM_ERROR']);
-    }
-    expect(gets(CORE_PATH)).toBe(1);
-    // Not stored: the next read asks again, and succeeds.
-    expect((await t.gql(CORE)).data).toEqual({ project: { name: 'Core', starCount: expect.any(Number) } });
-    expect(gets(CORE_PATH)).toBe(2);
+    await expectSharedFailureOnce(t, CORE, CORE_PATH, { project: { name: 'Core', starCount: expect.any(Number) } });
   });
 
   it('cancels a shared read only when every waiter has gone', async () => {
-    const held = gate();
-    t.sandbox.addFault({ method: 'GET', path: CORE_PATH, until: held.until, times: 1 });
-    const leaving = new AbortController();
-    const joinedBefore = await lookups('joined');
-    const gone = fetch(t.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'private-token': 'demo-token' },
-      body: JSON.stringify({ query: CORE }),
-      signal: leaving.signal,
-    }).catch((error: unknown) => error);
-    await vi.waitFor(() => expect(gets(CORE_PATH)).toBe(1));
-    const staying = t.gql(CORE);
-    await vi.waitFor(async () => expect((await lookups('joined')) - joinedBefore).toBe(1));
-    leaving.abort();
-    expect(await gone).toBeInstanceOf(Error);
-    held.open();
-    expect((await staying).data).toEqual({ project: { name: 'Core', starCount: expect.any(Number) } });
-    expect(gets(CORE_PATH)).toBe(1);
+    await expectSharedReadOutlivesALeaver(t, CORE, CORE_PATH, { project: { name: 'Core', starCount: expect.any(Number) } });
   });
 
   it('honours the caller: Cache-Control no-cache and max-age, and the same in an operation’s extensions', async () => {

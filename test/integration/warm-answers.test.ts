@@ -21,6 +21,7 @@ const SECRET = 'warm-answers-webhook-secret-0123456789';
 const DEMO_HUB = `Basic ${Buffer.from('demo:demo-pass').toString('base64')}`;
 const CORE = '{ project(fullPath: "platform/core") { name starCount } }';
 const JOBS = 'query Jobs { project(id: "7") { jobs(first: 5) { nodes { restId status } } } }';
+const BOARD = 'query Board { projects(first: 5, search: "playground") { nodes { name jobs(first: 5) { nodes { restId status } } } } }';
 const DOCUMENT_ID = 'warm-core-stars';
 type Stars = { project: { name: string; starCount: number } };
 type Jobs = { project: { jobs: { nodes: { restId: number; status: string }[] } } };
@@ -28,7 +29,7 @@ type Jobs = { project: { jobs: { nodes: { restId: number; status: string }[] } }
 let t: TestApp;
 let clock = Date.UTC(2026, 0, 1);
 
-const warm = (outcome: 'served' | 'kept' | 'stale') => counter(t.app, 'duograph_warm_answers_total', { outcome });
+const warm = (outcome: 'served' | 'renewed' | 'shared' | 'kept' | 'stale') => counter(t.app, 'duograph_warm_answers_total', { outcome });
 const lookups = () => counter(t.app, 'duograph_upstream_cache_lookups_total');
 
 /** A GET of the GraphQL endpoint, as a browser or CDN sends it. */
@@ -39,13 +40,21 @@ function get(params: Record<string, string>, headers: Record<string, string> = {
   return fetch(url, { headers: { accept: 'application/graphql-response+json', 'graphql-preflight': '1', 'private-token': 'demo-token', ...headers } });
 }
 
+/** Registers the gateway's receiver on demo/playground and retries a job there: the sandbox runs the new job, announcing each step by webhook. */
+async function startJobWithWebhooks(): Promise<void> {
+  const register = await t.gql('mutation { jobStatusWebhookRegister(input: { projectId: "demo/playground" }) { errors { message } } }');
+  expect(register.data).toEqual({ jobStatusWebhookRegister: { errors: [] } });
+  const retried = await t.gql('mutation { jobRetry(input: { id: "gid://duograph/Job/7/2001" }) { errors { message } } }');
+  expect(retried.data).toEqual({ jobRetry: { errors: [] } });
+}
+
 const stars = () => t.gql<Stars>(CORE).then((answer) => answer.data?.project.starCount);
 
 beforeAll(async () => {
   const documents = join(mkdtempSync(join(tmpdir(), 'duograph-warm-')), 'documents.json');
   writeFileSync(documents, JSON.stringify({ [DOCUMENT_ID]: 'query CoreStars { project(fullPath: "platform/core") { name starCount } }' }));
   t = await createTestApp({
-    sandbox: { clock: 'manual' },
+    sandbox: { clock: 'manual', extraTokens: 1 },
     env: {
       CACHE_MAX_AGE_MS: '5000',
       CACHE_WEBHOOK_MAX_AGE_MS: '60000',
@@ -88,31 +97,89 @@ describe('warm answers', () => {
     expect(await stars()).toBe(first);
   });
 
-  it('is built again once the oldest answer it used is past its age, and at once for a caller who asks for fresh data', async () => {
+  it('reads again what it used once past its age, or at once for a caller who asks for fresh data, and stands while GitLab confirms it unchanged', async () => {
+    const read = () => t.calls({ method: 'GET', path: '/api/v4/projects/platform%2Fcore' });
     await stars();
     clock += 4_999;
-    const served = await warm('served');
+    const [served, renewed, kept] = [await warm('served'), await warm('renewed'), await warm('kept')];
     await stars();
     expect(await warm('served')).toBe(served + 1);
-    expect(t.calls({ method: 'GET', path: '/api/v4/projects/platform%2Fcore' })).toHaveLength(1);
-    // Cache-Control of the caller: no-cache reads again; max-age=2 finds the answer too old.
+    expect(read()).toHaveLength(1);
+    // Cache-Control of the caller: no-cache asks GitLab again; max-age=2 finds what it used too old. Each is one
+    // conditional read (GitLab's ETag), a 304, and the answer stands: the operation does not run.
     await t.gql(CORE, {}, { headers: { 'cache-control': 'no-cache' } });
-    expect(t.calls({ method: 'GET', path: '/api/v4/projects/platform%2Fcore' })).toHaveLength(2);
+    expect(read()).toHaveLength(2);
+    expect(read()[1]?.headers['if-none-match']).toMatch(/^W\/"/);
     clock += 3_000;
     await t.gql(CORE, {}, { headers: { 'cache-control': 'max-age=2' } });
-    expect(t.calls({ method: 'GET', path: '/api/v4/projects/platform%2Fcore' })).toHaveLength(3);
+    expect(read()).toHaveLength(3);
+    // Past the plain age (5 s) for every caller: read again once, still unchanged.
     clock += 5_000;
     await stars();
-    expect(t.calls({ method: 'GET', path: '/api/v4/projects/platform%2Fcore' })).toHaveLength(4);
+    expect(read()).toHaveLength(4);
+    expect(await warm('renewed')).toBe(renewed + 3);
+    expect(await warm('kept')).toBe(kept);
     expect(await warm('served')).toBe(served + 1);
+    // Changed upstream meanwhile (a star given in GitLab itself, which no webhook announces): past the age, the
+    // read again sees it, and the answer is built again with the new count.
+    const before = await stars();
+    const starred = await fetch(new URL('/api/v4/projects/platform%2Fcore/star', t.sandbox.url), {
+      method: 'POST',
+      headers: { 'private-token': 'alice-token' },
+    });
+    expect(starred.status).toBe(201);
+    clock += 5_000;
+    expect(await stars()).toBe((before ?? 0) + 1);
+    expect(await warm('kept')).toBe(kept + 1);
+  });
+
+  it("serves another scope's text where this caller's own reads came back exactly as that one was built from, and never where they differ", async () => {
+    await startJobWithWebhooks();
+    // A list of projects (GitLab's simple form, the same for every user who sees them) and their jobs.
+    const as = (token: string) => t.gql(BOARD, undefined, { token });
+    // Two users, each with an answer of its own, built from reads of its own.
+    const demo = await as('demo-token');
+    const alice = await as('alice-token');
+    expect(demo.errors).toBeUndefined();
+    expect(alice.data).toEqual(demo.data);
+    // A job of the project moves on: its webhook drops both users' job pages.
+    t.sandbox.advance(STEP_MS);
+    await t.sandbox.flushDeliveries();
+    t.resetCalls();
+    const [kept, shared] = [await warm('kept'), await warm('shared')];
+    const demoAfter = await as('demo-token');
+    expect(demoAfter.data).not.toEqual(demo.data);
+    expect(await warm('kept')).toBe(kept + 1);
+    // alice's page, read again with her token, holds what demo's now does: demo's text is what her operation would
+    // give, and is served without running it.
+    const aliceAfter = await as('alice-token');
+    expect(aliceAfter.data).toEqual(demoAfter.data);
+    expect(await warm('shared')).toBe(shared + 1);
+    expect(await warm('kept')).toBe(kept + 1);
+    const jobReads = t.calls({ method: 'GET', path: /\/projects\/7\/jobs$/ });
+    expect(jobReads.map((call) => call.headers['private-token'])).toEqual(['demo-token', 'alice-token']);
+  });
+
+  it("never serves another scope's text where any read of this caller's came back otherwise, even one that changes nothing shown", async () => {
+    await startJobWithWebhooks();
+    // The board and the project's full record: GitLab's full form holds the caller's own permissions.
+    const board = BOARD.replace('query Board {', 'query BoardAndProject { project(fullPath: "demo/playground") { name }');
+    const as = (token: string) => t.gql(board, undefined, { token });
+    expect((await as('demo-token')).errors).toBeUndefined();
+    await as('alice-token');
+    t.sandbox.advance(STEP_MS);
+    await t.sandbox.flushDeliveries();
+    const [kept, shared] = [await warm('kept'), await warm('shared')];
+    const demo = await as('demo-token');
+    const alice = await as('alice-token');
+    // The same data shown, and the same job page read; but alice's project record is not demo's: her operation runs.
+    expect(alice.data).toEqual(demo.data);
+    expect(await warm('shared')).toBe(shared);
+    expect(await warm('kept')).toBe(kept + 2);
   });
 
   it('is built again the moment a webhook says a job it used changed', async () => {
-    const register = await t.gql('mutation { jobStatusWebhookRegister(input: { projectId: "demo/playground" }) { errors { message } } }');
-    expect(register.data).toEqual({ jobStatusWebhookRegister: { errors: [] } });
-    // A new job that the sandbox will run, announcing each step by webhook.
-    const retried = await t.gql('mutation { jobRetry(input: { id: "gid://duograph/Job/7/2001" }) { errors { message } } }');
-    expect(retried.data).toEqual({ jobRetry: { errors: [] } });
+    await startJobWithWebhooks();
     const before = await t.gql<Jobs>(JOBS);
     clock += 1_000;
     const served = await warm('served');
@@ -220,6 +287,35 @@ describe('warm answers', () => {
     expect(await back.text()).toBe(body);
   });
 
+  it('sends a warm answer byte for byte as it was built, text past ASCII included, with its length, over GET and POST', async () => {
+    const created = await t.gql<{ projectCreate: { project: { pathWithNamespace: string } | null } }>(
+      'mutation { projectCreate(input: { name: "Ünïcödé 日本", path: "unicode-warm", description: "Ärger — naïve résumé 😀" }) { project { pathWithNamespace } } }',
+    );
+    const path = created.data?.projectCreate.project?.pathWithNamespace ?? '';
+    expect(path).not.toBe('');
+    const query = `{ project(fullPath: "${path}") { name description } }`;
+    const post = () =>
+      fetch(t.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'private-token': 'demo-token' },
+        body: JSON.stringify({ query }),
+      });
+    const bytes = async (response: Response) => {
+      const body = Buffer.from(await response.arrayBuffer());
+      expect(response.headers.get('content-length')).toBe(String(body.length));
+      expect(response.headers.get('content-type')).toMatch(/^application\/(graphql-response\+)?json; charset=utf-8$/);
+      return body;
+    };
+    const built = await bytes(await post());
+    expect(JSON.parse(built.toString('utf8'))).toEqual({ data: { project: { name: 'Ünïcödé 日本', description: 'Ärger — naïve résumé 😀' } } });
+    const served = await warm('served');
+    expect(await bytes(await post())).toEqual(built);
+    const viaGet = await bytes(await get({ query }));
+    expect(viaGet).toEqual(await bytes(await get({ query })));
+    expect(JSON.parse(viaGet.toString('utf8'))).toEqual(JSON.parse(built.toString('utf8')));
+    expect(await warm('served')).toBe(served + 2);
+  });
+
   it('serves trusted documents warm by id, over GET and POST, and builds them again after a drop', async () => {
     const post = async () => {
       const response = await fetch(t.url, {
@@ -278,5 +374,59 @@ describe('warm answers', () => {
     expect((await hz(stream)).data).toEqual(first.data);
     expect(verifies()).toBe(before + 1);
     expect(await warm('served')).toBe(served + 1);
+  });
+
+  it('runs the operation, and answers with its error, where GitLab refuses the caller it reads again for', async () => {
+    const ask = () => t.gql<Stars>(CORE, undefined, { token: 'user-1-token' });
+    expect((await ask()).data?.project.name).toBe('Core');
+    const [renewed, stale] = [await warm('renewed'), await warm('stale')];
+    // Past the age, with the token revoked in GitLab meanwhile: the read sent again is refused, so nothing is served warm.
+    clock += 6_000;
+    t.sandbox.revokeToken('user-1-token');
+    t.resetCalls();
+    const refused = await ask();
+    expect(refused.data).toEqual({ project: null });
+    expect(refused.errors?.map((e) => e.extensions?.code)).toEqual(['UNAUTHENTICATED']);
+    expect(t.calls({ method: 'GET', path: '/api/v4/projects/platform%2Fcore' })[0]?.headers['private-token']).toBe('user-1-token');
+    expect(await warm('renewed')).toBe(renewed);
+    expect(await warm('stale')).toBe(stale + 1);
+    // Another caller's answer of the same operation stands.
+    expect((await stars()) ?? 0).toBeGreaterThan(0);
+  });
+});
+
+describe('warm answers in a small room', () => {
+  let small: TestApp;
+  const FIELDS = 'name nameWithNamespace pathWithNamespace sshUrlToRepo httpUrlToRepo webUrl createdAt lastActivityAt starCount';
+  // Two answers whose texts do not both fit in the room kept for texts (an eighth of CACHE_MAX_BYTES: 16 KiB), from one read.
+  const wide = (prefix: string) => `{ ${Array.from({ length: 30 }, (_, i) => `${prefix}${i}: project(fullPath: "platform/core") { ${FIELDS} }`).join(' ')} }`;
+  const keptOf = (outcome: 'served' | 'stale' | 'kept') => counter(small.app, 'duograph_warm_answers_total', { outcome });
+
+  beforeAll(async () => {
+    small = await createTestApp({ sandbox: { clock: 'manual' }, env: { CACHE_MAX_AGE_MS: '5000', CACHE_MAX_BYTES: '131072' }, app: { now: () => clock } });
+  });
+  afterAll(async () => {
+    await small?.close();
+  });
+
+  it('builds an answer whose text was pushed out for room again, without first reading its sources again', async () => {
+    const [a, b] = [wide('a'), wide('b')];
+    const first = await small.gql(a);
+    expect(first.errors).toBeUndefined();
+    // About 11,000 bytes: more than half the room.
+    expect(Buffer.byteLength(JSON.stringify(first.data))).toBeGreaterThan(8_500);
+    const [served, kept] = [await keptOf('served'), await keptOf('kept')];
+    expect((await small.gql(a)).data).toEqual(first.data);
+    expect(await keptOf('served')).toBe(served + 1);
+    // B's text takes the room A's held.
+    expect((await small.gql(b)).errors).toBeUndefined();
+    expect(await keptOf('kept')).toBe(kept + 1);
+    // Past the age: A's answer is still known, its text is not. It runs once, with one lookup of its one read (no read sent again first).
+    clock += 6_000;
+    const [stale, looked] = [await keptOf('stale'), await counter(small.app, 'duograph_upstream_cache_lookups_total')];
+    expect((await small.gql(a)).data).toEqual(first.data);
+    expect(await keptOf('stale')).toBe(stale + 1);
+    expect(await counter(small.app, 'duograph_upstream_cache_lookups_total')).toBe(looked + 1);
+    expect(await keptOf('kept')).toBe(kept + 2);
   });
 });

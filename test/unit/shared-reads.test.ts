@@ -4,15 +4,16 @@
  * read of its own instead of joining the cancelled one.
  */
 import { describe, expect, it } from 'vitest';
+import type { DeadlineSignal } from '../../src/upstreams/resilience.js';
 import { SharedReads } from '../../src/upstreams/shared-reads.js';
 
 /** A read that settles when told to, and rejects once its own signal aborts (as an HTTP call does, a little later). */
 function controlledRead() {
-  const starts: { signal: AbortSignal; resolve: (value: string) => void }[] = [];
-  const start = ({ signal }: { signal: AbortSignal }) =>
+  const starts: { signal: DeadlineSignal; resolve: (value: string) => void }[] = [];
+  const start = ({ signal }: { signal: DeadlineSignal }) =>
     new Promise<string>((resolve, reject) => {
       starts.push({ signal, resolve });
-      signal.addEventListener('abort', () => setImmediate(() => reject(new Error('upstream call aborted'))), { once: true });
+      signal.once('abort', () => setImmediate(() => reject(new Error('upstream call aborted'))));
     });
   return { starts, start };
 }

@@ -3,6 +3,7 @@
  * request's credentials and abort signal, and knows GitLab's paths, query
  * parameters, pagination headers and not-found answers.
  */
+import { LRUCache } from 'lru-cache';
 import { InputError, UpstreamError } from '../../errors.js';
 import type { RequestScope } from '../../request-scope.js';
 import {
@@ -163,8 +164,21 @@ function listItems<T>(response: UpstreamResponse<T[]>): T[] {
   return response.body;
 }
 
+/** One projection per field list: reads in flight that keep the same fields are shared (http.ts shares only reads decoded alike). */
+const projections = new LRUCache<string, (body: unknown) => unknown>({ max: 256 });
+
 /** Cuts each record of a list to `fields` and its id; anything but a list of records (an error body) passes as it is. */
 function keepFields(fields: readonly (keyof JobRecord)[]): (body: unknown) => unknown {
+  const key = fields.join(',');
+  let projection = projections.get(key);
+  if (!projection) {
+    projection = projectFields(fields);
+    projections.set(key, projection);
+  }
+  return projection;
+}
+
+function projectFields(fields: readonly (keyof JobRecord)[]): (body: unknown) => unknown {
   return (body) => {
     if (!Array.isArray(body)) return body;
     return body.map((record: unknown) => {
