@@ -12,7 +12,8 @@
  *                     (one event of each first: a project counts as
  *                     webhook-fed once its events arrive)
  *
- * A fourth run is the third with one user. Printed per run: upstream GETs per refresh, stale answers (a refresh that
+ * A fourth run is the third with one user. "Later refreshes" leave out each
+ * user's first dashboard, built cold whatever the cache. Printed per run: upstream GETs per refresh, stale answers (a refresh that
  * misses a change whose webhook was delivered before it began, or that was
  * made longer than the allowed age before it began: 0 when cache is off, 5 s
  * without webhooks, 60 s with them), p50 and p99 of a refresh, and the
@@ -21,7 +22,8 @@
  * (user + system time of its process over the run, from /proc), which a
  * warm answer should keep at a small fraction of a cold one's.
  *
- *   npm run bench:dashboard -- [--users 20] [--seconds 60] [--refresh 2000] [--change 5000] [--latency 0] [--no-build]
+ *   npm run bench:dashboard -- [--users 20] [--seconds 60] [--refresh 2000] [--change 5000] [--latency 0] [--only <mode>] [--no-build] [--profile]
+ *   (--profile: then npx tsx bench/profile-summary.ts dashboard)
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -38,7 +40,10 @@ const { values } = parseArgs({
     refresh: { type: 'string', default: '2000' },
     change: { type: 'string', default: '5000' },
     latency: { type: 'string', default: '0' },
+    only: { type: 'string' },
     'no-build': { type: 'boolean', default: false },
+    /** Each gateway under node --cpu-prof, into bench/results/profiles/dashboard/ (bench/profile-summary.ts reads it). */
+    profile: { type: 'boolean', default: false },
   },
 });
 const USERS = Number(values.users);
@@ -85,6 +90,13 @@ interface Result {
   peakRssMb: number;
   /** The gateway process's CPU time over the run, in ms. */
   cpuMs: number;
+  /** The same from when every user had its first dashboard (each user's first is built cold, whatever the cache), and the refreshes after. */
+  laterCpuMs: number;
+  laterRefreshes: number;
+  /** p50 of the refreshes after each user's first. */
+  laterP50: number;
+  /** Warm answers by outcome over the run (served as kept, renewed, shared, kept after running), from the gateway's /metrics. */
+  warm: WarmCounts;
 }
 
 async function gql(url: string, token: string, query: string): Promise<{ data?: unknown; errors?: unknown[] }> {
@@ -130,7 +142,8 @@ function peakRssMb(pid: number | undefined): number {
 async function run(mode: Mode): Promise<Result> {
   const sandbox = await startGitlabSandbox({ ...BENCH_GITLAB_OPTIONS, extraTokens: USERS });
   sandbox.setLatency(Number(values.latency));
-  const child: ChildProcess = spawn(process.execPath, ['dist/src/main.js', 'serve', '--port', '0', '--host', '127.0.0.1'], {
+  const profile = values.profile ? ['--cpu-prof', '--cpu-prof-dir=bench/results/profiles/dashboard'] : [];
+  const child: ChildProcess = spawn(process.execPath, [...profile, 'dist/src/main.js', 'serve', '--port', '0', '--host', '127.0.0.1'], {
     cwd: ROOT,
     env: { ...process.env, NODE_ENV: 'production', GITLAB_URL: sandbox.url, GITLAB_WEBHOOK_SECRET: SECRET, LOG_LEVEL: 'error', ...mode.env },
   });
@@ -149,6 +162,7 @@ async function run(mode: Mode): Promise<Result> {
     await sandbox.flushDeliveries();
   }
   sandbox.clearRequests();
+  const warmBefore = await warmCounts(url);
   const cpuBefore = cpuMs(child.pid);
   const changes: Change[] = [];
   const durations: number[] = [];
@@ -173,15 +187,28 @@ async function run(mode: Mode): Promise<Result> {
     }
   })();
 
+  const users = mode.users ?? USERS;
+  let firsts = 0;
+  let later: { cpu: number; refreshes: number } | null = null;
+  const laterDurations: number[] = [];
   const user = async (token: string) => {
     // Spread the first refreshes over the interval, as real users arrive.
     await new Promise((resolve) => setTimeout(resolve, Math.random() * REFRESH_MS));
-    while (Date.now() < until) {
+    for (let n = 0; Date.now() < until; n++) {
       const started = Date.now();
-      const answer = await gql(url, token, QUERY);
+      const counted = later !== null && n > 0;
+      // A connection the gateway closed as idle just as it was reused (a loaded machine's timers run late) counts as failed.
+      const answer = await gql(url, token, QUERY).catch((error: unknown): { data?: unknown; errors?: unknown[] } => ({ errors: [error] }));
       durations.push(Date.now() - started);
-      if (answer.errors || !answer.data) failed++;
-      else {
+      if (counted) laterDurations.push(Date.now() - started);
+      if (n === 0 && ++firsts === users) later = { cpu: cpuMs(child.pid), refreshes: durations.length };
+      if (answer.errors || !answer.data) {
+        failed++;
+        if (failed === 1)
+          console.error(
+            `${mode.name}: a refresh failed: ${answer.errors ? String(answer.errors[0] instanceof Error ? answer.errors[0] : JSON.stringify(answer.errors[0])) : 'no data'}`,
+          );
+      } else {
         const seen = newestJob(answer.data);
         const missed = changes.some((c) => c.jobId > seen && ((c.deliveredAt !== null && c.deliveredAt <= started) || c.madeAt <= started - mode.allowedAgeMs));
         if (missed) stale++;
@@ -189,10 +216,12 @@ async function run(mode: Mode): Promise<Result> {
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + REFRESH_MS - Date.now())));
     }
   };
-  await Promise.all([changer, ...Array.from({ length: mode.users ?? USERS }, (_, i) => user(`user-${i + 1}-token`))]);
+  await Promise.all([changer, ...Array.from({ length: users }, (_, i) => user(`user-${i + 1}-token`))]);
   const calls = sandbox.requests.filter((r) => r.method === 'GET').length;
   const peak = peakRssMb(child.pid);
-  const cpu = cpuMs(child.pid) - cpuBefore;
+  const cpuEnd = cpuMs(child.pid);
+  const cpu = cpuEnd - cpuBefore;
+  const warm = await warmCounts(url);
   child.kill('SIGTERM');
   await new Promise((resolve) => child.once('exit', resolve));
   await sandbox.close();
@@ -207,29 +236,55 @@ async function run(mode: Mode): Promise<Result> {
     p99: percentile(durations, 99),
     peakRssMb: peak,
     cpuMs: cpu,
+    laterCpuMs: later ? cpuEnd - (later as { cpu: number }).cpu : 0,
+    laterRefreshes: later ? durations.length - (later as { refreshes: number }).refreshes : 0,
+    laterP50: percentile(
+      laterDurations.sort((a, b) => a - b),
+      50,
+    ),
+    warm: Object.fromEntries(OUTCOMES.map((o) => [o, warm[o] - warmBefore[o]])) as WarmCounts,
   };
+}
+
+const OUTCOMES = ['served', 'renewed', 'shared', 'kept'] as const;
+const percent = (part: number, whole: number) => `${((100 * part) / Math.max(1, whole)).toFixed(0)}%`;
+type WarmCounts = Record<(typeof OUTCOMES)[number], number>;
+
+/** duograph_warm_answers_total by outcome, from the gateway's /metrics. */
+async function warmCounts(graphqlUrl: string): Promise<WarmCounts> {
+  const text = await (await fetch(new URL('/metrics', graphqlUrl))).text();
+  const count = (outcome: string) => Number(new RegExp(`^duograph_warm_answers_total\\{outcome="${outcome}"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  return Object.fromEntries(OUTCOMES.map((o) => [o, count(o)])) as WarmCounts;
 }
 
 if (!values['no-build']) spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
 const results: Result[] = [];
-for (const mode of MODES) results.push(await run(mode));
+// --only runs the modes whose names contain it (`--only webhooks`); the ratios then compare with the first of them.
+for (const mode of MODES.filter((m) => values.only === undefined || m.name.includes(values.only))) results.push(await run(mode));
 const off = results[0] as Result;
 const perRefresh = (r: Result) => r.calls / Math.max(1, r.refreshes);
 console.log(`${USERS} users refresh the 100x20 dashboard every ${REFRESH_MS} ms for ${SECONDS} s; one project's jobs change every ${CHANGE_MS} ms`);
-console.log('| run | refreshes | upstream GETs | per refresh | fewer than off | stale | failed | p50 ms | p99 ms | gateway CPU ms / refresh | peak RSS MB |');
-console.log('|:--|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
+console.log(
+  '| run | refreshes | upstream GETs | per refresh | fewer than off | stale | failed | p50 ms | p99 ms | gateway CPU ms / refresh | later refreshes: p50 ms, CPU ms / refresh | answered warm: served / renewed / shared | peak RSS MB |',
+);
+console.log('|:--|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
 for (const r of results) {
   const ratio = perRefresh(off) / Math.max(perRefresh(r), 1e-9);
   console.log(
-    `| ${r.mode} | ${r.refreshes} | ${r.calls} | ${perRefresh(r).toFixed(2)} | ${ratio.toFixed(1)}x | ${r.stale} | ${r.failed} | ${r.p50} | ${r.p99} | ${(r.cpuMs / Math.max(1, r.refreshes)).toFixed(2)} | ${r.peakRssMb.toFixed(0)} |`,
+    `| ${r.mode} | ${r.refreshes} | ${r.calls} | ${perRefresh(r).toFixed(2)} | ${ratio.toFixed(1)}x | ${r.stale} | ${r.failed} | ${r.p50} | ${r.p99} | ${(r.cpuMs / Math.max(1, r.refreshes)).toFixed(2)} | ${r.laterP50}, ${(r.laterCpuMs / Math.max(1, r.laterRefreshes)).toFixed(2)} | ${percent(r.warm.served + r.warm.renewed + r.warm.shared, r.refreshes)}: ${percent(r.warm.served, r.refreshes)} / ${percent(r.warm.renewed, r.refreshes)} / ${percent(r.warm.shared, r.refreshes)} | ${r.peakRssMb.toFixed(0)} |`,
   );
 }
-const [, plain, hooked] = results as [Result, Result, Result, Result];
+const byName = (name: string) => results.find((r) => r.mode === name);
 const cpuPerRefresh = (r: Result) => r.cpuMs / Math.max(1, r.refreshes);
-console.log(
-  `warm: a refresh with webhooks costs ${(cpuPerRefresh(off) / Math.max(cpuPerRefresh(hooked), 1e-9)).toFixed(1)}x less gateway CPU than with the cache off`,
-);
-console.log(
-  `targets: webhooks ${(perRefresh(off) / perRefresh(hooked)).toFixed(1)}x (>= 20x), plain ${(perRefresh(off) / perRefresh(plain)).toFixed(1)}x (>= 2x), stale ${results.reduce((n, r) => n + r.stale, 0)} (0)`,
-);
+const [cold, plain, hooked] = [byName('cache off'), byName('cache'), byName('cache + webhooks')];
+if (cold && hooked) {
+  console.log(
+    `warm: a refresh with webhooks costs ${(cpuPerRefresh(cold) / Math.max(cpuPerRefresh(hooked), 1e-9)).toFixed(1)}x less gateway CPU than with the cache off`,
+  );
+}
+if (cold && plain && hooked) {
+  console.log(
+    `targets: webhooks ${(perRefresh(cold) / perRefresh(hooked)).toFixed(1)}x (>= 20x), plain ${(perRefresh(cold) / perRefresh(plain)).toFixed(1)}x (>= 2x), stale ${results.reduce((n, r) => n + r.stale, 0)} (0)`,
+  );
+}
 process.exit(0);

@@ -17,9 +17,9 @@
  * For each workload, with a fresh gateway and plain client: throughput runs at
  * sandbox latency 0, at each concurrency (default 1 and 16), the gateway and
  * the plain client in alternating rounds (default 2), each warmed up and
- * then driven for a fixed time a round; then a
- * latency run at sandbox latency L (default 20 ms) with one client, p50
- * against the critical path (rounds x L).
+ * then driven for a fixed time a round; then the same at sandbox latency L
+ * (default 20 ms), its p50 with one client against the critical path
+ * (rounds x L). Every client has a GitLab token of its own (workloads.ts).
  * Per run: requests/s, p50/p99, CPU ms per request of the server process
  * (utime+stime from /proc/<pid>/stat), its peak RSS during the run (VmHWM,
  * reset through /proc/<pid>/clear_refs), and upstream calls per request from
@@ -227,10 +227,15 @@ interface Target {
 function loadClient(target: Target, workload: Workload, concurrency: number) {
   const pool = new Pool(target.url.origin, { connections: concurrency, pipelining: 1 });
   const body = JSON.stringify({ query: workload.query, operationName: workload.operationName });
-  const headers = { 'content-type': 'application/json', accept: 'application/json', ...gatewayCredentials(workload) };
+  // Each client its own credentials: with the cache off nothing is shared between them, not even a read in flight.
+  const headers = Array.from({ length: concurrency }, (_, i) => ({
+    'content-type': 'application/json',
+    accept: 'application/json',
+    ...gatewayCredentials(workload, i),
+  }));
 
-  async function send(): Promise<string> {
-    const response = await pool.request({ method: 'POST', path: target.url.pathname, headers, body });
+  async function send(client = 0): Promise<string> {
+    const response = await pool.request({ method: 'POST', path: target.url.pathname, headers: headers[client], body });
     const text = await response.body.text();
     if (response.statusCode !== 200 || !text.startsWith('{"data"') || text.includes('"errors":[')) {
       throw new Error(`${target.name} ${workload.name}: ${response.statusCode} ${text.slice(0, 300)}`);
@@ -244,10 +249,10 @@ function loadClient(target: Target, workload: Workload, concurrency: number) {
     const started = performance.now();
     const deadline = started + seconds * 1000;
     await Promise.all(
-      Array.from({ length: concurrency }, async () => {
+      Array.from({ length: concurrency }, async (_, client) => {
         while (performance.now() < deadline) {
           const t0 = performance.now();
-          await send();
+          await send(client);
           latencies.push(performance.now() - t0);
         }
       }),
@@ -500,7 +505,7 @@ async function main(): Promise<void> {
   const setLatency = async (ms: number) => {
     await fetch(`${sandbox.ready.control}/latency?ms=${ms}`, { method: 'PUT' });
   };
-  const phases = [{ latencyMs: 0, concurrencies: CONCURRENCIES }, ...(LATENCY_MS > 0 ? [{ latencyMs: LATENCY_MS, concurrencies: [1] }] : [])];
+  const phases = [{ latencyMs: 0, concurrencies: CONCURRENCIES }, ...(LATENCY_MS > 0 ? [{ latencyMs: LATENCY_MS, concurrencies: CONCURRENCIES }] : [])];
   const rows: Row[] = [];
   try {
     for (const workload of workloads) {

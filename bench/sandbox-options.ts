@@ -5,10 +5,12 @@
  */
 import type { GitlabSandboxOptions } from '../src/sandbox/gitlab/server.js';
 import type { HubzillaSandboxOptions } from '../src/sandbox/hubzilla/server.js';
+import { MAX_CLIENTS } from './workloads.js';
 
-/** 1,000 bulk projects with 20 jobs each, 100 forks of 5 of them, and 100 more jobs on platform/core; nothing moves. */
+/** 1,000 bulk projects with 20 jobs each, 100 forks of 5 of them, and 100 more jobs on platform/core; nothing moves. Three tokens a client (demo's, alice's, bob's: workloads.ts). */
 export const BENCH_GITLAB_OPTIONS: GitlabSandboxOptions = Object.freeze({
   clock: 'manual',
+  extraTokens: 3 * MAX_CLIENTS,
   bulkPublicProjects: 1_000,
   bulkJobs: { perProject: 20, perPipeline: 5, seeded: { 1: 100 } },
   bulkForks: { count: 100, parents: 5 },

@@ -53,9 +53,21 @@ export async function loadWorkloads(): Promise<Workload[]> {
   return Promise.all(files.map(async (file) => parse(file, await readFile(new URL(file, DIRECTORY), 'utf8'))));
 }
 
-/** The headers a gateway client sends for the workload's credential. */
-export function gatewayCredentials(workload: Workload): Record<string, string> {
-  return workload.upstream === 'gitlab'
-    ? { 'private-token': workload.token }
-    : { 'x-hubzilla-authorization': `Basic ${Buffer.from(workload.token).toString('base64')}` };
+/** Clients the bench can give a GitLab token of their own (BENCH_GITLAB_OPTIONS seeds three tokens a client). */
+export const MAX_CLIENTS = 64;
+/** The seed's `user-N-token`s go to demo, alice and bob in turn (src/sandbox/gitlab/seed.ts). */
+const TOKEN_TURN: Record<string, number> = { 'demo-token': 1, 'alice-token': 2, 'bob-token': 3 };
+
+/**
+ * The headers gateway client `client` sends for the workload's credential.
+ * On GitLab each client has a token of its own, of the workload's user
+ * (`user-N-token`): nothing one client's calls read is another's, as between
+ * real users. Hubzilla's sandbox has one login for the channel: its clients share it.
+ */
+export function gatewayCredentials(workload: Workload, client = 0): Record<string, string> {
+  if (workload.upstream !== 'gitlab') return { 'x-hubzilla-authorization': `Basic ${Buffer.from(workload.token).toString('base64')}` };
+  const turn = TOKEN_TURN[workload.token];
+  if (turn === undefined) return { 'private-token': workload.token };
+  if (client >= MAX_CLIENTS) throw new Error(`at most ${MAX_CLIENTS} clients, each with a token of its own`);
+  return { 'private-token': `user-${client * 3 + turn}-token` };
 }

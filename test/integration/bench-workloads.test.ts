@@ -10,7 +10,7 @@ import { ANSWERS } from '../../bench/plain/answers.js';
 import { createRestClient, type RestClient } from '../../bench/plain/rest.js';
 import { YOGA_OPERATIONS, yogaReference } from '../../bench/plain/yoga.js';
 import { BENCH_GITLAB_OPTIONS, BENCH_HUBZILLA_OPTIONS } from '../../bench/sandbox-options.js';
-import { gatewayCredentials, loadWorkloads, type Workload } from '../../bench/workloads.js';
+import { gatewayCredentials, loadWorkloads, MAX_CLIENTS, type Workload } from '../../bench/workloads.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
 const workloads = await loadWorkloads();
@@ -76,6 +76,9 @@ describe('bench workloads', () => {
       const plain = await answer(rest.withCredentials(plainCredentials(workload)));
       expect(callsSince()).toEqual(gatewayCalls);
       expect(plain).toEqual(gateway.data);
+      // The bench's last client, with a token of its own, reads what the first does.
+      const last = await t.gql(workload.query, undefined, { token: null, headers: gatewayCredentials(workload, MAX_CLIENTS - 1) });
+      expect(last.data).toEqual(gateway.data);
 
       if (!YOGA_OPERATIONS.has(workload.operationName)) return;
       resetCalls();
