@@ -171,10 +171,9 @@ export class WarmAnswers {
         pending.body = body;
         scope.cache.freshForMs = this.options.cache.plainAgeLeft(answer.sources);
         scope.cache.sources = null;
-        // Yoga's JSON processor gets an empty text, and onResponse sends the bytes; any other processor (an
-        // event stream asked for a query) writes what `stringify` returns: the text, decoded.
+        // Yoga's JSON processor gets an empty text, and onResponse sends the bytes (onResultProcess hands any other the text).
         // Yoga's type of a result with its own serialiser (ExecutionResultWithSerializer) is not exported.
-        const warm: ExecutionResult & { stringify: () => string } = { stringify: () => (pending.body === undefined ? body.toString('utf8') : '') };
+        const warm: ExecutionResult & { stringify: () => string } = { stringify: () => '' };
         setResult(warm);
       },
       onExecute: ({ args }) => {
@@ -191,7 +190,12 @@ export class WarmAnswers {
         // Only Yoga's JSON processor is known to write the text as it is: the bytes go in its place (onResponse).
         const asBytes = resultProcessor === processRegularResult;
         if (pending.warm) {
-          if (!asBytes) pending.body = undefined;
+          const bytes = pending.body;
+          // Any other processor (an event stream asked for a query) writes the text itself: nothing is sent in its place.
+          if (!asBytes && bytes !== undefined) {
+            pending.body = undefined;
+            setResult({ ...result, stringify: () => bytes.toString('utf8') });
+          }
           return;
         }
         if (Array.isArray(result) || Symbol.asyncIterator in result) return;

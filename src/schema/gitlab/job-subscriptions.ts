@@ -19,7 +19,7 @@ import { ProjectHook } from './hook.js';
 import type { LogChunk } from '../../subscriptions/job-log.js';
 import type { SectionPart } from '../../subscriptions/log-parser.js';
 import { Job, JobStatus, Pipeline, projectScopedIdFromArg, readStatus } from './job.js';
-import { Project, projectIdFromArg } from './project.js';
+import { isProjectPath, Project, projectIdFromArg } from './project.js';
 
 builder.subscriptionType({ description: 'Live updates, over graphql-ws (WebSocket) or Server-Sent Events at the GraphQL endpoint.' });
 
@@ -38,7 +38,7 @@ function subscriber(ctx: Context) {
  * runs, as a query; its polls are charged to its caller as they are sent.
  */
 function startCost(projectId: unknown, reads: number): number {
-  const byPath = typeof projectId === 'string' && restIdOf(projectId) === null && !projectId.startsWith('gid://');
+  const byPath = typeof projectId === 'string' && isProjectPath(projectId);
   return reads + (byPath ? UPSTREAM_CALL : 0);
 }
 

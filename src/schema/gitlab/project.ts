@@ -369,13 +369,17 @@ async function listProjects(
   );
 }
 
+/** Whether `id` names a project by its full path (`group/project`, at most 255 characters): what costs a lookup before its numeric id is known. */
+export function isProjectPath(id: string): boolean {
+  return !id.startsWith('gid://') && id.length <= 255 && /^[^/\s]+(\/[^/\s]+)+$/.test(id);
+}
+
 /**
  * The project an argument names: a plain number, a full path (`group/project`)
  * or a Project global id. Errors name `argument`, the field the caller wrote.
  */
 export function projectIdFromArg(id: string, argument = 'id'): string {
-  if (restIdOf(id) !== null) return id;
-  if (!id.startsWith('gid://') && /^[^/\s]+(\/[^/\s]+)+$/.test(id) && id.length <= 255) return id;
+  if (restIdOf(id) !== null || isProjectPath(id)) return id;
   const decoded = id.startsWith('gid://') ? localIdOf(id, 'Project') : null;
   // A Project global id holds a number; anything else (`gid://duograph/Project/../../users`) never reaches GitLab.
   if (decoded === null || restIdOf(decoded) === null) {
