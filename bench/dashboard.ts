@@ -30,6 +30,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { startGitlabSandbox, type GitlabSandbox } from '../src/sandbox/gitlab/server.js';
 import { waitForOutput } from '../test/helpers/processes.js';
+import { cpuMs } from './proc.js';
 import { BENCH_GITLAB_OPTIONS } from './sandbox-options.js';
 
 const ROOT = new URL('../', import.meta.url);
@@ -125,14 +126,6 @@ function percentile(sorted: number[], p: number): number {
 }
 
 /** Clock ticks per second of /proc's CPU times. */
-const TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
-
-/** User and system CPU time of a process so far, in ms. */
-function cpuMs(pid: number | undefined): number {
-  // The command name (field 2) may hold spaces: count from the closing parenthesis.
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS;
-}
 
 function peakRssMb(pid: number | undefined): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');

@@ -35,6 +35,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
+import { cpuMs } from './proc.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -53,7 +54,6 @@ const WARMUP = Number(flags.warmup);
 const ROUNDS = Number(flags.rounds);
 const CONCURRENCY = Number(flags.concurrency);
 const ROOT = new URL('../', import.meta.url).pathname;
-const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 const QUERY = readFileSync(join(ROOT, 'bench/workloads/projects-jobs-100x20.graphql'), 'utf8');
 
 interface Mode {
@@ -92,12 +92,6 @@ function start(args: string[], env: Record<string, string>, ready: RegExp): Prom
       });
     });
   });
-}
-
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
 }
 
 /** A collector that counts the spans it receives and keeps nothing (protobuf: counts Span messages by their tag). */
