@@ -1,17 +1,35 @@
 /** Child processes for end-to-end tests: a free port, and a wait for what a process prints once it is up. */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
-/** A TCP port nothing listens on now. */
+/** The first port the kernel hands out to `listen(0)` (Linux's ip_local_port_range; 32768 where it cannot be read). */
+function ephemeralLow(): number {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32768;
+  } catch {
+    return 32768;
+  }
+}
+
+/**
+ * A TCP port nothing listens on now, below the ephemeral range: every test
+ * server binds port 0, so a port in that range may be handed to one of them
+ * as soon as it is free, for instance while a Redis killed by a test is
+ * started again on its port.
+ */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
+  const high = ephemeralLow() - 1;
+  const low = Math.max(1024, high - 12_000);
+  for (;;) {
+    const port = low + Math.floor(Math.random() * (high - low + 1));
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
     });
-  });
+    if (free) return port;
+  }
 }
 
 /** Resolves with the first match of `pattern` in the process's output; rejects when it exits first, or after a backstop of 2 minutes (three suites at once on 2 cores start a gateway in well over 20 s). */
