@@ -40,6 +40,7 @@ import { performance } from 'node:perf_hooks';
 import { isDeepStrictEqual, parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { YOGA_OPERATIONS } from './plain/yoga.js';
+import { cpuMs as processCpuMs } from './proc.js';
 import { gatewayCredentials, loadWorkloads, type Workload } from './workloads.js';
 
 const { values: flags } = parseArgs({
@@ -68,7 +69,6 @@ const ROUNDS = Number(flags.rounds);
 if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error(`--rounds takes a whole number of at least 1, not "${flags.rounds}"`);
 const ROOT = new URL('../', import.meta.url);
 const RESULTS = new URL('bench/results/', ROOT);
-const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 
 // --- processes -------------------------------------------------------------------
 
@@ -173,14 +173,6 @@ function startPlain(upstreams: Record<string, string>): Promise<Server> {
 
 // --- what /proc says about a process --------------------------------------------
 
-/** CPU time (user + system) the process has used, in ms. */
-async function ownCpuMs(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // Fields 14 and 15 of proc(5), counted from the state (field 3).
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-}
-
 /** The pids of a process's children, from every thread's /proc children list. */
 async function childrenOf(pid: number): Promise<number[]> {
   const { readdir } = await import('node:fs/promises');
@@ -189,10 +181,13 @@ async function childrenOf(pid: number): Promise<number[]> {
   return lists.flatMap((list) => list.split(' ').filter(Boolean).map(Number));
 }
 
+/** A process's own CPU time, in ms; a promise, so that a child that is gone rejects rather than throws. */
+const ownCpuMs = async (pid: number): Promise<number> => processCpuMs(pid);
+
 /** CPU time of a process and its children (a gateway's workers), in ms. */
-async function cpuMs(pid: number): Promise<number> {
+async function treeCpuMs(pid: number): Promise<number> {
   const children = await childrenOf(pid);
-  const times = await Promise.all([ownCpuMs(pid), ...children.map((child) => cpuMs(child).catch(() => 0))]);
+  const times = await Promise.all([ownCpuMs(pid), ...children.map((child) => treeCpuMs(child).catch(() => 0))]);
   return times.reduce((a, b) => a + b, 0);
 }
 
@@ -301,9 +296,9 @@ async function round(target: Target, workload: Workload, concurrency: number, sa
     if (warmup) await client.drive(WARMUP);
     const pid = target.server.pid;
     const rssReset = await resetPeakRss(pid);
-    const [cpu0, sandboxCpu0, calls0] = [await cpuMs(pid), await cpuMs(sandbox.pid), await upstreamCalls(sandbox.ready.control ?? '')];
+    const [cpu0, sandboxCpu0, calls0] = [await treeCpuMs(pid), await treeCpuMs(sandbox.pid), await upstreamCalls(sandbox.ready.control ?? '')];
     const { latencies, elapsedS } = await client.drive(SECONDS);
-    const [cpu1, sandboxCpu1, calls1] = [await cpuMs(pid), await cpuMs(sandbox.pid), await upstreamCalls(sandbox.ready.control ?? '')];
+    const [cpu1, sandboxCpu1, calls1] = [await treeCpuMs(pid), await treeCpuMs(sandbox.pid), await upstreamCalls(sandbox.ready.control ?? '')];
     return {
       latencies,
       elapsedS,

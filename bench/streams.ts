@@ -31,6 +31,7 @@ import { parseArgs } from 'node:util';
 import { Pool, request } from 'undici';
 import { LARGE_ARTIFACT_JOB_ID, LARGE_ARTIFACT_PATH } from '../src/sandbox/gitlab/ci-seed.js';
 import { generatedZipSize } from '../src/sandbox/gitlab/zip-archive.js';
+import { cpuMs } from './proc.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -48,7 +49,6 @@ const BYTES = Number(flags.bytes);
 const RUNS = Number(flags.runs);
 const ROOT = new URL('../', import.meta.url);
 const MB = 1024 * 1024;
-const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 const PATH = `/projects/1/jobs/${LARGE_ARTIFACT_JOB_ID}/artifacts${flags.file ? `/${LARGE_ARTIFACT_PATH}` : ''}`;
 const EXPECTED = flags.file ? BYTES : generatedZipSize(LARGE_ARTIFACT_PATH, BYTES);
 const TOKEN = { 'private-token': 'demo-token' };
@@ -154,8 +154,7 @@ async function rssMb(pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): Promise<n
 }
 
 async function cpuSeconds(pid: number): Promise<number> {
-  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  return cpuMs(pid) / 1000;
 }
 
 /** Resets VmHWM to the current RSS; false where the kernel does not allow it (then only the 20 ms samples count). */

@@ -42,6 +42,7 @@ import { connect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { startGitlabSandbox } from '../src/sandbox/gitlab/server.js';
+import { cpuMs as processCpuMs } from './proc.js';
 
 const SECRET = 'bench-webhook-secret-0123456789';
 const TOKEN = 'demo-token';
@@ -168,13 +169,10 @@ function peakRss(pid: number | undefined): number {
   }
 }
 
-const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
-
 /** CPU time (user + system) the child used so far, in ms; NaN where /proc is not there. */
 function cpuMs(pid: number | undefined): number {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+    return processCpuMs(pid);
   } catch {
     return Number.NaN;
   }
