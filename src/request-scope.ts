@@ -36,6 +36,21 @@ export interface RequestScope {
   inboundSpent?: number;
 }
 
+/**
+ * A field that read stored answers itself, with what it was resolved on: a
+ * kept answer whose only changed reads are some fields' own is brought up
+ * to date by resolving those fields again, not the whole operation
+ * (server/warm-answers.ts). `field` is the resolver's info, opaque here.
+ */
+export interface Claim {
+  /** The field's place in the answer: response keys and list indexes. */
+  readonly path: readonly (string | number)[];
+  readonly parent: unknown;
+  readonly field: unknown;
+  /** The stored answers its resolver read (the same objects as in CacheUsage.sources). */
+  readonly sources: AnswerSource[];
+}
+
 /** Upstream reads of one request by how they were served. */
 export interface CacheUsage {
   /** Served from a stored answer. */
@@ -56,6 +71,8 @@ export interface CacheUsage {
   sources: AnswerSource[] | null;
   /** When (ms since the epoch) an answer built from these reads stops being servable whatever their age: a Hubzilla login's proof ends. */
   servableUntil: number;
+  /** The fields that read stored answers themselves, while an answer built from these reads may be kept; else unset. */
+  claims?: Claim[];
 }
 
 /** One stored upstream answer a request read: what decides whether it would still be served. */

@@ -305,6 +305,8 @@ export function buildApp(options: AppOptions): App {
       // Subscriptions a router asks for with a callback URL (callback/1.0): events POSTed there, not streamed back.
       callbacks.plugin(),
       useCompiledExecution(),
+      // After the compiled executor: a patched answer is resolved by its own.
+      warm.patchPlugin(),
       metrics.plugin(),
       useRequestIdOnErrors(),
       useCacheHeaders((request) => warm.etagOf(request)),

@@ -128,7 +128,7 @@ export class Metrics {
     });
     this.warmAnswers = new Counter({
       name: 'duograph_warm_answers_total',
-      help: "Whole query answers kept per credential scope: served (again, without running the operation), renewed (served after the stored answers it used, read again, came back unchanged), shared (served as another scope built it, after this scope's own reads came back the same), kept (after running it), stale (found, but something it was built from changed).",
+      help: "Whole query answers kept per credential scope: served (again, without running the operation), renewed (served after the stored answers it used, read again, came back unchanged), shared (served as another scope built it, after this scope's own reads came back the same), patched (only the fields whose own reads changed resolved again), kept (after running it), stale (found, but something it was built from changed).",
       labelNames: ['outcome'],
       registers,
     });

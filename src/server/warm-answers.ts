@@ -16,8 +16,12 @@
  * scope already built this operation from exactly the answers this
  * caller's reads now hold (same calls, same bodies, same headers), that
  * text is what running the operation would give this caller, and is served
- * (shared): nothing one scope could not read itself reaches it. Otherwise
- * the operation runs.
+ * (shared): nothing one scope could not read itself reaches it. Otherwise,
+ * where every read that changed was a claiming field's own (schema/
+ * claims.ts: a project's jobs), only those fields are resolved again, for
+ * this caller, on the values they were resolved on, and their new values
+ * put in place in the kept answer (patched): one project's jobs after a
+ * webhook about it, not the whole dashboard. Otherwise the operation runs.
  *
  * Keys are an HMAC (the fleet's key secret) of the credentials, the header
  * names that change an answer's hints, the Accept header and the
@@ -31,10 +35,21 @@
  * cache-headers.ts sends as the ETag and compares with If-None-Match.
  */
 import { createHash, createHmac } from 'node:crypto';
-import { type ExecutionResult, getOperationAST } from 'graphql';
+import {
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  execute,
+  type GraphQLObjectType,
+  type GraphQLResolveInfo,
+  GraphQLSchema,
+  getOperationAST,
+  Kind,
+  OperationTypeNode,
+} from 'graphql';
 import { type Plugin, processRegularResult } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
-import type { AnswerSource, RequestScope, SourceCall } from '../request-scope.js';
+import type { AnswerSource, Claim, RequestScope, SourceCall } from '../request-scope.js';
 import type { AnswerCache } from '../upstreams/answer-cache.js';
 import { extensionMaxAgeMs } from './cache-headers.js';
 import { nearMissCredentials } from './credentials.js';
@@ -47,10 +62,28 @@ interface WarmAnswer {
   servableUntil: number;
   /** The operation's name, for the metrics of operations. */
   operationName: string | undefined;
+  /** The fields that read some of `sources` themselves (the same objects): what a patch resolves again. */
+  claims: readonly Claim[];
 }
 
-/** What became of a warm answer: served as kept, renewed or shared (see above), kept after running, or found stale and built again. */
-export type WarmOutcome = 'served' | 'renewed' | 'shared' | 'kept' | 'stale';
+/** A kept text: the bytes sent, and (where some field of it may be resolved again) the answer's data they were written from. */
+interface Text {
+  bytes: Buffer<ArrayBuffer>;
+  data?: unknown;
+}
+
+/** An answer brought up to date by resolving some of its fields again: what it was, what its sources are now, and which fields. */
+interface Patch {
+  kept: WarmAnswer;
+  /** Its sources as read again now, in the order of `kept.sources`. */
+  sources: readonly AnswerSource[];
+  /** The fields to resolve again, none inside another. */
+  run: readonly Claim[];
+  data: unknown;
+}
+
+/** What became of a warm answer: served as kept, renewed, shared or patched (see above), kept after running, or found stale and built again. */
+export type WarmOutcome = 'served' | 'renewed' | 'shared' | 'patched' | 'kept' | 'stale';
 
 /** What a request holds while it is served: its key, and the answer served warm or to be kept. */
 interface Pending {
@@ -66,6 +99,8 @@ interface Pending {
   etag?: string;
   /** The answer's bytes, sent as they are in place of the text Yoga's JSON processor was handed (an empty one). */
   body?: Buffer<ArrayBuffer>;
+  /** The kept answer this request brings up to date by resolving some of its fields again. */
+  patch?: Patch;
 }
 
 /** Headers a credential comes in (credentials.ts); of the others, only Accept changes an answer by its value, and some by their names (hints). */
@@ -74,6 +109,8 @@ const CREDENTIAL_HEADERS = ['authorization', 'private-token', 'job-token', 'sudo
 const CREDENTIAL_PARAMETERS = ['private_token', 'access_token', 'sudo', 'job_token'];
 /** Bytes an answer's sources are counted as each (a version with its headers, a call), besides its text. */
 const SOURCE_BYTES = 512;
+/** An answer's data kept beside its text is counted as this many times the text's length (objects weigh more than their JSON). */
+const DATA_WEIGHT = 3;
 
 export interface WarmAnswersOptions {
   cache: AnswerCache;
@@ -101,7 +138,7 @@ export class WarmAnswers {
    * send took 23% of the gateway's busy time in a bench:dashboard profile
    * of warm refreshes.
    */
-  private readonly texts: LRUCache<string, Buffer<ArrayBuffer>>;
+  private readonly texts: LRUCache<string, Text>;
   /** The validator of the text an operation gave from given reads (shareKeyOf). */
   private readonly shared: LRUCache<string, string>;
   private readonly pending = new WeakMap<Request, Pending>();
@@ -112,9 +149,9 @@ export class WarmAnswers {
   constructor(private readonly options: WarmAnswersOptions) {
     this.now = options.now ?? Date.now;
     // Half the room for the texts, three eighths for the answers of scopes (their sources), an eighth for shared keys.
-    this.texts = new LRUCache<string, Buffer<ArrayBuffer>>({
+    this.texts = new LRUCache<string, Text>({
       maxSize: Math.max(1, Math.floor(options.maxBytes / 2)),
-      sizeCalculation: (text) => text.length + 100,
+      sizeCalculation: (text) => text.bytes.length * (text.data === undefined ? 1 : 1 + DATA_WEIGHT) + 100,
     });
     this.answers = new LRUCache<string, WarmAnswer>({
       maxSize: Math.max(1, Math.floor((options.maxBytes * 3) / 8)),
@@ -149,16 +186,20 @@ export class WarmAnswers {
         const operation = keeping ? operationText(request, params, extensions) : '';
         const pending: Pending = { key: keeping ? this.keyOf(request, operation) : null, operation, query: true };
         this.pending.set(request, pending);
+        // Fields that read for themselves note it (schema/claims.ts) only where the answer may be kept.
+        if (keeping && scope.cache.sources) scope.cache.claims = [];
         const kept = pending.key === null ? undefined : this.answers.get(pending.key);
         if (!kept || pending.key === null) return;
         const callerAge = extensionMaxAgeMs(extensions) ?? scope.cacheMaxAgeMs;
         const current = await this.current(kept, pending, callerAge, request, callerAge === undefined ? scope : { ...scope, cacheMaxAgeMs: callerAge });
-        if (current === null) {
-          this.options.observe?.('stale');
+        if (current === null || 'run' in current) {
+          // A patch is counted once it is kept (patched), or else as stale.
+          if (current === null) this.options.observe?.('stale');
+          else pending.patch = current;
           return;
         }
         const [answer, outcome] = current;
-        const body = this.texts.get(answer.etag);
+        const body = this.texts.get(answer.etag)?.bytes;
         // Pushed out for room: built again.
         if (body === undefined) {
           this.options.observe?.('stale');
@@ -181,9 +222,14 @@ export class WarmAnswers {
         const pending = request && this.pending.get(request);
         if (!pending) return;
         const operation = getOperationAST(args.document, args.operationName);
-        if (operation?.operation !== 'query') pending.query = false;
+        if (operation?.operation !== 'query') {
+          pending.query = false;
+          clearClaims(args.contextValue);
+        }
         pending.operationName = args.operationName ?? operation?.name?.value;
       },
+      // A subscription is never kept: its fields note nothing, however long it lives.
+      onSubscribe: ({ args }) => clearClaims(args.contextValue),
       onResultProcess: ({ request, result, setResult, serverContext, resultProcessor }) => {
         const pending = this.pending.get(request);
         if (!pending) return;
@@ -203,8 +249,12 @@ export class WarmAnswers {
         const { key } = pending;
         const keep = key !== null && pending.query && !result.errors?.length && !!usage?.sources?.length;
         const get = request.method === 'GET';
-        if (!keep && !get) return;
+        if (!keep && !get) {
+          if (pending.patch) this.options.observe?.('stale');
+          return;
+        }
         const sources = usage?.sources ?? [];
+        const claims = usage?.claims ?? [];
         const servableUntil = usage?.servableUntil ?? Number.NEGATIVE_INFINITY;
         const stringify = result.stringify ?? JSON.stringify;
         setResult({
@@ -216,13 +266,16 @@ export class WarmAnswers {
             if (get) pending.etag = etag;
             if (asBytes) pending.body = bytes;
             if (keep && key !== null) {
-              const answer: WarmAnswer = { etag, sources, servableUntil, operationName: pending.operationName };
+              const answer: WarmAnswer = { etag, sources, servableUntil, operationName: pending.operationName, claims };
               const ttl = this.ttl(sources);
-              this.texts.set(etag, bytes);
+              // The data only where some field of it may be resolved again.
+              this.texts.set(etag, claims.length > 0 ? { bytes, data: result.data } : { bytes });
               this.answers.set(key, answer, { ttl });
               const shareKey = servableUntil === Number.POSITIVE_INFINITY ? this.shareKeyOf(pending.operation, sources) : null;
               if (shareKey !== null) this.shared.set(shareKey, etag, { ttl });
-              this.options.observe?.('kept');
+              this.options.observe?.(pending.patch ? 'patched' : 'kept');
+            } else if (pending.patch) {
+              this.options.observe?.('stale');
             }
             return asBytes ? '' : text;
           },
@@ -242,11 +295,83 @@ export class WarmAnswers {
   }
 
   /**
+   * Resolves a patched request (Pending.patch) in place of running its
+   * operation: goes after the compiled executor, so that its executor is
+   * the one used. Anything a patch cannot do runs the operation whole.
+   */
+  patchPlugin(): Plugin {
+    return {
+      onExecute: ({ args, executeFn, setExecuteFn }) => {
+        const request = (args.contextValue as { request?: Request }).request;
+        const patch = request && this.pending.get(request)?.patch;
+        if (!patch) return;
+        const whole = executeFn as (args: ExecutionArgs) => ReturnType<typeof execute>;
+        setExecuteFn(async (given: ExecutionArgs) => (await this.patched(given, patch)) ?? (await whole(given)));
+      },
+    };
+  }
+
+  /**
+   * The kept answer with the fields of `patch` resolved again for this
+   * request's caller; its reads and claims noted as a run of the whole
+   * operation would have. Null where a field failed or its place is gone:
+   * the operation then runs whole, from no reads.
+   */
+  private async patched(args: ExecutionArgs, patch: Patch): Promise<ExecutionResult | null> {
+    const usage = (args.contextValue as { scope?: RequestScope }).scope?.cache;
+    if (!usage?.sources || !usage.claims) return null;
+    let data = patch.data;
+    try {
+      for (const claim of patch.run) {
+        const info = claim.field as GraphQLResolveInfo;
+        const before = usage.claims.length;
+        const result = await execute({
+          schema: rootedAt(info.schema, info.parentType),
+          document: fieldDocument(info),
+          rootValue: claim.parent,
+          contextValue: args.contextValue,
+          variableValues: args.variableValues,
+        });
+        const key = claim.path[claim.path.length - 1] as string;
+        if (result.errors?.length || !result.data || !usage.sources || !usage.claims) throw new Error('not patched');
+        data = spliced(data, claim.path, 0, result.data[key]);
+        // The fields it claimed were resolved on the claim's parent: their places are under the claim's own.
+        const at = claim.path.slice(0, -1);
+        for (let i = before; i < usage.claims.length; i++) {
+          const inner = usage.claims[i] as Claim;
+          usage.claims[i] = { ...inner, path: [...at, ...inner.path] };
+        }
+      }
+    } catch {
+      usage.sources = [];
+      usage.claims = [];
+      return null;
+    }
+    // What the kept answer read outside the fields resolved again, as read now; then what they read.
+    const now = readNow(patch.kept.sources, patch.sources);
+    const within = (claim: Claim) => patch.run.some((run) => startsWith(claim.path, run.path));
+    const replaced = new Set<AnswerSource>();
+    for (const claim of patch.kept.claims) if (within(claim)) for (const source of claim.sources) replaced.add(source);
+    const sources = patch.kept.sources.filter((source) => !replaced.has(source)).map((source) => now.get(source) as AnswerSource);
+    usage.sources = [...sources, ...usage.sources];
+    usage.claims = [
+      ...remapped(
+        patch.kept.claims.filter((claim) => !within(claim)),
+        now,
+      ),
+      ...usage.claims,
+    ];
+    usage.servableUntil = Math.min(usage.servableUntil, patch.kept.servableUntil);
+    return { data: data as Record<string, unknown> };
+  }
+
+  /**
    * The answer to serve for `kept`, and how it stands: as it was, when every
    * source would still be served; else, where each source that would not
    * is a GitLab read that can be sent again, renewed when they all come
    * back unchanged, or another scope's text built from exactly what they
-   * now hold. Null: the operation must run.
+   * now hold; else, where every read that changed is a claiming field's
+   * own, the patch that brings it up to date. Null: the operation must run.
    */
   private async current(
     kept: WarmAnswer,
@@ -254,7 +379,7 @@ export class WarmAnswers {
     callerAge: number | undefined,
     request: Request,
     scope: RequestScope,
-  ): Promise<[WarmAnswer, WarmOutcome] | null> {
+  ): Promise<[WarmAnswer, WarmOutcome] | Patch | null> {
     // A text pushed out for room is built again: nothing is read again for it.
     if (this.now() >= kept.servableUntil || !this.texts.has(kept.etag)) return null;
     const { cache, reread } = this.options;
@@ -270,27 +395,44 @@ export class WarmAnswers {
       stale.map((i) => (reread as NonNullable<typeof reread>)((kept.sources[i] as AnswerSource & { call: SourceCall }).call, request, scope)),
     );
     const sources = [...kept.sources];
-    let unchanged = true;
+    const changed = new Set<AnswerSource>();
     for (let k = 0; k < stale.length; k++) {
       const i = stale[k] as number;
       const now = again[k];
       // Not stored (refused, joined, failed): nothing tells what the operation would read now.
       if (!now || now.version === undefined) return null;
-      if (now.version !== sources[i]?.version) unchanged = false;
+      if (now.version !== sources[i]?.version) changed.add(kept.sources[i] as AnswerSource);
       sources[i] = now;
     }
     const key = pending.key as string;
-    if (unchanged) {
-      const renewed: WarmAnswer = { ...kept, sources };
+    const now = readNow(kept.sources, sources);
+    if (changed.size === 0) {
+      const renewed: WarmAnswer = { ...kept, sources, claims: remapped(kept.claims, now) };
       this.answers.set(key, renewed, { ttl: this.ttl(sources) });
       return [renewed, 'renewed'];
     }
     const shareKey = this.shareKeyOf(pending.operation, sources);
     const etag = shareKey === null ? undefined : this.shared.get(shareKey);
-    if (etag === undefined) return null;
-    const answer: WarmAnswer = { etag, sources, servableUntil: kept.servableUntil, operationName: kept.operationName };
-    this.answers.set(key, answer, { ttl: this.ttl(sources) });
-    return [answer, 'shared'];
+    // The same reads give the same text, with its fields in the same places: this scope's claims hold for it.
+    if (etag !== undefined) {
+      const answer: WarmAnswer = { etag, sources, servableUntil: kept.servableUntil, operationName: kept.operationName, claims: remapped(kept.claims, now) };
+      this.answers.set(key, answer, { ttl: this.ttl(sources) });
+      return [answer, 'shared'];
+    }
+    return this.patchOf(kept, sources, changed);
+  }
+
+  /** The patch that brings `kept` up to date, where every read that changed is some claiming field's own and its data is kept; else null. */
+  private patchOf(kept: WarmAnswer, sources: readonly AnswerSource[], changed: ReadonlySet<AnswerSource>): Patch | null {
+    const data = this.texts.get(kept.etag)?.data;
+    if (data === undefined) return null;
+    const touched = kept.claims.filter((claim) => claim.sources.some((source) => changed.has(source)));
+    for (const source of changed) if (!touched.some((claim) => claim.sources.includes(source))) return null;
+    // A field inside another resolved again is resolved with it.
+    const run = touched.filter(
+      (claim) => !touched.some((outer) => outer !== claim && outer.path.length < claim.path.length && startsWith(claim.path, outer.path)),
+    );
+    return { kept, sources, run, data };
   }
 
   /** How long an answer may be kept at most: until its oldest source is past the longest age any family has. */
@@ -350,6 +492,75 @@ function operationText(
   // No variables and empty ones are the same operation.
   const given = variables !== null && typeof variables === 'object' && Object.keys(variables).length === 0 ? undefined : variables;
   return `accept=${request.headers.get('accept') ?? ''}\n${nearMissCredentials(request.headers.keys()).join(',')}\n${JSON.stringify({ ...named, variables: given, extensions: rest })}`;
+}
+
+function clearClaims(context: unknown): void {
+  const usage = (context as { scope?: RequestScope }).scope?.cache;
+  if (usage) usage.claims = undefined;
+}
+
+/** Each kept source to the one that stands for it now (read again, or itself): `now` is in the order of `kept`. */
+function readNow(kept: readonly AnswerSource[], now: readonly AnswerSource[]): Map<AnswerSource, AnswerSource> {
+  const map = new Map<AnswerSource, AnswerSource>();
+  for (let i = 0; i < kept.length; i++) map.set(kept[i] as AnswerSource, now[i] as AnswerSource);
+  return map;
+}
+
+/** Claims with their sources as read now (`now`: each kept source to the one read again, or itself). */
+function remapped(claims: readonly Claim[], now: ReadonlyMap<AnswerSource, AnswerSource>): Claim[] {
+  return claims.map((claim) => ({ ...claim, sources: claim.sources.map((source) => now.get(source) ?? source) }));
+}
+
+function startsWith(path: readonly (string | number)[], prefix: readonly (string | number)[]): boolean {
+  return prefix.length <= path.length && prefix.every((key, i) => path[i] === key);
+}
+
+/** `node` with the value at `path` (from `from` on) replaced, copied along the path only: kept data is shared. */
+function spliced(node: unknown, path: readonly (string | number)[], from: number, value: unknown): unknown {
+  if (from === path.length) return value;
+  const key = path[from] as string | number;
+  if (Array.isArray(node) && typeof key === 'number' && key < node.length) {
+    const copy = [...node];
+    copy[key] = spliced(node[key], path, from + 1, value);
+    return copy;
+  }
+  if (node !== null && typeof node === 'object' && typeof key === 'string' && Object.hasOwn(node, key)) {
+    return { ...node, [key]: spliced((node as Record<string, unknown>)[key], path, from + 1, value) };
+  }
+  throw new Error('gone');
+}
+
+/** The schema with a field's parent type as its root, to resolve that field alone on the value it was resolved on. */
+const rootedSchemas = new WeakMap<GraphQLObjectType, GraphQLSchema>();
+function rootedAt(schema: GraphQLSchema, type: GraphQLObjectType): GraphQLSchema {
+  let rooted = rootedSchemas.get(type);
+  if (rooted === undefined) {
+    rooted = new GraphQLSchema({ query: type, types: Object.values(schema.getTypeMap()), directives: schema.getDirectives(), assumeValid: true });
+    rootedSchemas.set(type, rooted);
+  }
+  return rooted;
+}
+
+/** A document of the field alone (every node of it, with the fragments and variables of its operation), as the root of a query. */
+const fieldDocuments = new WeakMap<readonly unknown[], DocumentNode>();
+function fieldDocument(info: GraphQLResolveInfo): DocumentNode {
+  let document = fieldDocuments.get(info.fieldNodes);
+  if (document === undefined) {
+    document = {
+      kind: Kind.DOCUMENT,
+      definitions: [
+        {
+          kind: Kind.OPERATION_DEFINITION,
+          operation: OperationTypeNode.QUERY,
+          variableDefinitions: info.operation.variableDefinitions,
+          selectionSet: { kind: Kind.SELECTION_SET, selections: info.fieldNodes },
+        },
+        ...Object.values(info.fragments),
+      ],
+    };
+    fieldDocuments.set(info.fieldNodes, document);
+  }
+  return document;
 }
 
 /** A strong validator: the text's SHA-1, quoted. */

@@ -22,7 +22,7 @@
  *   If-None-Match; a 304 renews it without a body.
  */
 import { createHmac } from 'node:crypto';
-import type { AnswerSource, CacheUsage, RequestScope, SourceCall } from '../request-scope.js';
+import type { AnswerSource, CacheUsage, Claim, RequestScope, SourceCall } from '../request-scope.js';
 import { bodyDigest, type CacheEntry, type CacheStore, type ParsedBody } from './cache-store.js';
 import { type CachePolicy, gitlabPolicy, hubzillaPolicy, projectAliases, type WebhookKind, webhookTags } from './cache-policy.js';
 import type { PathSegments } from './http.js';
@@ -56,6 +56,8 @@ export interface CacheCall {
   identity?: string;
   /** The request served; none for background work (pollers, log watches), which always reads fresh but may share. */
   scope: RequestScope | undefined;
+  /** The field whose resolver sends it, noted with what it read. */
+  claim?: Claim;
   /** How to send it again for the same credentials, kept with its source (warm answers read a source again instead of running the operation). */
   again?: SourceCall;
   signal: AbortSignal | undefined;
@@ -198,7 +200,7 @@ export class AnswerCache {
     if (entry && policy && this.fresh(entry, policy.webhook, callerAge)) {
       const answer = served(entry, 'hit', policy, call.again);
       this.count(call.upstream, policy, 'hit', usage, entry);
-      track(usage, answer);
+      track(call, answer);
       onHit?.(answer);
       return answer;
     }
@@ -219,7 +221,7 @@ export class AnswerCache {
     }
     const revalidated = answer.servedBy === 'revalidated';
     this.count(call.upstream, policy, revalidated ? 'revalidated' : 'miss', usage, revalidated ? { storedAt: this.now() } : null);
-    track(usage, answer);
+    track(call, answer);
     return answer;
   }
 
@@ -505,11 +507,16 @@ function sourceOf(entry: CacheEntry, policy: CachePolicy, again: SourceCall | un
   return source;
 }
 
-/** Notes what a request's answer was built from: a stored answer, or something that cannot be judged later (nothing stored). */
-function track(usage: CacheUsage | undefined, answer: RawAnswer): void {
+/** Notes what a request's answer was built from (and the claiming field's, if any): a stored answer, or something that cannot be judged later. */
+function track(call: CacheCall, answer: RawAnswer): void {
+  const usage = call.scope?.cache;
   if (!usage?.sources) return;
-  if (answer.source) usage.sources.push(answer.source);
-  else usage.sources = null;
+  if (!answer.source) {
+    usage.sources = null;
+    return;
+  }
+  usage.sources.push(answer.source);
+  call.claim?.sources.push(answer.source);
 }
 
 /**

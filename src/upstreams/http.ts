@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import { Agent, Pool, errors as undiciErrors } from 'undici';
 import type { Dispatcher } from 'undici';
 import { UpstreamError, type ErrorCode, type UpstreamInfo } from '../errors.js';
-import { type AnswerSource, newCacheUsage, type RequestScope, type SourceCall, upstreamRequestId } from '../request-scope.js';
+import { type AnswerSource, type Claim, newCacheUsage, type RequestScope, type SourceCall, upstreamRequestId } from '../request-scope.js';
 import type { AnswerCache, CacheCall, RawAnswer } from './answer-cache.js';
 import { invalidationTags } from './cache-policy.js';
 import type { ParsedBody } from './cache-store.js';
@@ -177,6 +177,8 @@ export interface UpstreamRequest {
   signal?: AbortSignal;
   /** The request this call serves: its id goes upstream as X-Request-Id, its trace context as traceparent. */
   scope?: RequestScope;
+  /** The field of the request whose resolver sends this read (schema/claims.ts): the stored answer it reads is noted there too. */
+  claim?: Claim;
   /** Work for no caller waiting on it (a poll, a log watch, a webhook's re-read): it yields to callers when the call budget runs low. */
   background?: boolean;
   /** Who the upstream verified these credentials as, when known: stored answers are kept for that identity, shared by its other logins, instead of for the credential headers. */
@@ -663,6 +665,7 @@ export class HttpClient {
       credentials: request.headers,
       identity: request.cacheIdentity,
       scope: request.scope,
+      claim: request.claim,
       signal: request.signal,
     };
   }

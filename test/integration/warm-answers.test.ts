@@ -29,7 +29,7 @@ type Jobs = { project: { jobs: { nodes: { restId: number; status: string }[] } }
 let t: TestApp;
 let clock = Date.UTC(2026, 0, 1);
 
-const warm = (outcome: 'served' | 'renewed' | 'shared' | 'kept' | 'stale') => counter(t.app, 'duograph_warm_answers_total', { outcome });
+const warm = (outcome: 'served' | 'renewed' | 'shared' | 'patched' | 'kept' | 'stale') => counter(t.app, 'duograph_warm_answers_total', { outcome });
 const lookups = () => counter(t.app, 'duograph_upstream_cache_lookups_total');
 
 /** A GET of the GraphQL endpoint, as a browser or CDN sends it. */
@@ -146,16 +146,17 @@ describe('warm answers', () => {
     t.sandbox.advance(STEP_MS);
     await t.sandbox.flushDeliveries();
     t.resetCalls();
-    const [kept, shared] = [await warm('kept'), await warm('shared')];
+    const [patched, shared] = [await warm('patched'), await warm('shared')];
+    // demo's page read again changed, and nobody's text was built from it yet: its jobs are resolved again.
     const demoAfter = await as('demo-token');
     expect(demoAfter.data).not.toEqual(demo.data);
-    expect(await warm('kept')).toBe(kept + 1);
+    expect(await warm('patched')).toBe(patched + 1);
     // alice's page, read again with her token, holds what demo's now does: demo's text is what her operation would
     // give, and is served without running it.
     const aliceAfter = await as('alice-token');
     expect(aliceAfter.data).toEqual(demoAfter.data);
     expect(await warm('shared')).toBe(shared + 1);
-    expect(await warm('kept')).toBe(kept + 1);
+    expect(await warm('patched')).toBe(patched + 1);
     const jobReads = t.calls({ method: 'GET', path: /\/projects\/7\/jobs$/ });
     expect(jobReads.map((call) => call.headers['private-token'])).toEqual(['demo-token', 'alice-token']);
   });
@@ -169,13 +170,14 @@ describe('warm answers', () => {
     await as('alice-token');
     t.sandbox.advance(STEP_MS);
     await t.sandbox.flushDeliveries();
-    const [kept, shared] = [await warm('kept'), await warm('shared')];
+    const [patched, shared] = [await warm('patched'), await warm('shared')];
     const demo = await as('demo-token');
     const alice = await as('alice-token');
-    // The same data shown, and the same job page read; but alice's project record is not demo's: her operation runs.
+    // The same data shown, and the same job page read; but alice's project record is not demo's: her own answer is
+    // brought up to date (its jobs resolved again), not demo's served.
     expect(alice.data).toEqual(demo.data);
     expect(await warm('shared')).toBe(shared);
-    expect(await warm('kept')).toBe(kept + 2);
+    expect(await warm('patched')).toBe(patched + 2);
   });
 
   it('is built again the moment a webhook says a job it used changed', async () => {
@@ -392,6 +394,68 @@ describe('warm answers', () => {
     expect(await warm('stale')).toBe(stale + 1);
     // Another caller's answer of the same operation stands.
     expect((await stars()) ?? 0).toBeGreaterThan(0);
+  });
+});
+
+describe('patched answers', () => {
+  // Aliases, a fragment, variables and a directive: the fields resolved again are every node of them, as first asked.
+  const PATCHABLE = `query Patchable($first: Int!, $withStage: Boolean!) {
+    projects(first: 5, search: "playground") {
+      nodes { name ...Jobs recent: jobs(first: 2) { nodes { restId } } }
+    }
+  }
+  fragment Jobs on Project { jobs(first: $first) { nodes { restId status stage @include(if: $withStage) } pageInfo { hasNextPage } } }`;
+  const VARIABLES = { first: 4, withStage: true };
+  /** The answer's text as sent. */
+  const text = async (token: string) => {
+    const response = await fetch(t.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', 'private-token': token },
+      body: JSON.stringify({ query: PATCHABLE, variables: VARIABLES }),
+    });
+    expect(response.status).toBe(200);
+    return response.text();
+  };
+  const projectListReads = () => t.calls({ method: 'GET', path: /\/projects$/ }).length;
+  const jobPageReads = () => t.calls({ method: 'GET', path: /\/projects\/7\/jobs$/ }).length;
+
+  it('resolves again only the fields whose reads changed, and sends to the byte what running the operation gives', async () => {
+    await startJobWithWebhooks();
+    const before = await text('demo-token');
+    expect(JSON.parse(before).errors).toBeUndefined();
+    // A job of the project moves on: its webhook drops the two job pages (4 jobs, and 2) the answer was built from.
+    t.sandbox.advance(STEP_MS);
+    await t.sandbox.flushDeliveries();
+    t.resetCalls();
+    const [patched, kept] = [await warm('patched'), await warm('kept')];
+    const after = await text('demo-token');
+    expect(await warm('patched')).toBe(patched + 1);
+    expect(await warm('kept')).toBe(kept);
+    expect(after).not.toBe(before);
+    // Each changed page read once, again, with demo's token; the project list not at all (it did not change).
+    expect(jobPageReads()).toBe(2);
+    expect(projectListReads()).toBe(0);
+    // alice's first answer runs the whole operation from her own reads: the same text, byte for byte.
+    const whole = await text('alice-token');
+    expect(await warm('kept')).toBe(kept + 1);
+    expect(whole).toBe(after);
+    // The patched answer is kept as any other: served again as it is.
+    const served = await warm('served');
+    expect(await text('demo-token')).toBe(after);
+    expect(await warm('served')).toBe(served + 1);
+  });
+
+  it('runs the operation whole where a read no such field made changed (the project list)', async () => {
+    await startJobWithWebhooks();
+    expect(JSON.parse(await text('demo-token')).errors).toBeUndefined();
+    // A new project in the list: a write through the gateway drops the lists its creator read.
+    const created = await t.gql('mutation { projectCreate(input: { name: "playground-patch-check" }) { errors { message } } }');
+    expect(created.errors).toBeUndefined();
+    const [patched, kept] = [await warm('patched'), await warm('kept')];
+    const after = JSON.parse(await text('demo-token')) as { data: { projects: { nodes: { name: string }[] } } };
+    expect(after.data.projects.nodes.map((project) => project.name)).toContain('playground-patch-check');
+    expect(await warm('patched')).toBe(patched);
+    expect(await warm('kept')).toBe(kept + 1);
   });
 });
 

@@ -10,6 +10,7 @@ import type { ArtifactRecord, CommitRecord, JobRecord, PipelineRecord, PipelineR
 import { builder } from '../builder.js';
 import { UPSTREAM_CALL } from '../cost.js';
 import type { Context } from '../context.js';
+import { claiming } from '../claims.js';
 import { decodeGlobalId, localIdOf, restIdOf, restIdPairOf } from '../global-id.js';
 import { resolveConnection, resolveKeysetConnection } from '../pagination.js';
 import { fieldsOnNodes } from '../selection.js';
@@ -387,7 +388,7 @@ builder.objectFields(Project, (t) => ({
       type: Job,
       description: 'CI jobs of the project, newest first; forward pages after the first are read by keyset, at any depth.',
       args: { statuses: t.arg({ type: [JobScope], description: 'Returns only jobs in these statuses.' }) },
-      resolve: (p, args, ctx, info) => listJobs(ctx, info, p.id, args),
+      resolve: (p, args, ctx, info) => listJobs(claiming(ctx, p, info), info, p.id, args),
     },
     JobConnection,
   ),
@@ -399,7 +400,7 @@ builder.objectFields(Project, (t) => ({
         pipelineId: t.arg({ type: 'SafeInt', required: true, description: 'Numeric id of the pipeline.' }),
         statuses: t.arg({ type: [JobScope], description: 'Returns only jobs in these statuses.' }),
       },
-      resolve: (p, args, ctx, info) => listJobs(ctx, info, p.id, args, args.pipelineId),
+      resolve: (p, args, ctx, info) => listJobs(claiming(ctx, p, info), info, p.id, args, args.pipelineId),
     },
     JobConnection,
   ),

@@ -5,7 +5,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import { InputError, UpstreamError } from '../../errors.js';
-import type { RequestScope } from '../../request-scope.js';
+import type { Claim, RequestScope } from '../../request-scope.js';
 import {
   codeForStatus,
   multipartBody,
@@ -248,7 +248,14 @@ export class GitlabClient {
     private readonly scope?: RequestScope,
     /** Reads for no caller waiting on them (pollers, log watches): they yield first when the call budget runs low. */
     private readonly background = false,
+    /** The field whose resolver reads with this client (schema/claims.ts). */
+    private readonly claim?: Claim,
   ) {}
+
+  /** This caller's client for one field's resolver: what it reads is noted with `claim` too. */
+  claimedBy(claim: Claim): GitlabClient {
+    return new GitlabClient(this.http, this.credentials, this.signal, this.scope, this.background, claim);
+  }
 
   /** True when the caller sent no credential: GitLab then answers with public data only. */
   get anonymous(): boolean {
@@ -627,6 +634,7 @@ export class GitlabClient {
       headers: this.credentials,
       signal: this.signal,
       scope: this.scope,
+      claim: this.claim,
       select,
       background: this.background,
     });
