@@ -362,6 +362,9 @@ export class WarmAnswers {
       ...usage.claims,
     ];
     usage.servableUntil = Math.min(usage.servableUntil, patch.kept.servableUntil);
+    // A browser may keep the answer no longer than the oldest of all it was built from, not only what was read now.
+    const left = this.options.cache.plainAgeLeft(sources);
+    usage.freshForMs = usage.freshForMs === null ? left : Math.min(usage.freshForMs, left);
     return { data: data as Record<string, unknown> };
   }
 

@@ -406,14 +406,12 @@ describe('patched answers', () => {
   }
   fragment Jobs on Project { jobs(first: $first) { nodes { restId status stage @include(if: $withStage) } pageInfo { hasNextPage } } }`;
   const VARIABLES = { first: 4, withStage: true };
-  /** The answer's text as sent. */
+  let cacheControl: string | null = null;
+  /** The answer's text as sent over GET (its Cache-Control in `cacheControl`). */
   const text = async (token: string) => {
-    const response = await fetch(t.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', 'private-token': token },
-      body: JSON.stringify({ query: PATCHABLE, variables: VARIABLES }),
-    });
+    const response = await get({ query: PATCHABLE, variables: JSON.stringify(VARIABLES) }, { 'private-token': token });
     expect(response.status).toBe(200);
+    cacheControl = response.headers.get('cache-control');
     return response.text();
   };
   const projectListReads = () => t.calls({ method: 'GET', path: /\/projects$/ }).length;
@@ -427,11 +425,14 @@ describe('patched answers', () => {
     t.sandbox.advance(STEP_MS);
     await t.sandbox.flushDeliveries();
     t.resetCalls();
+    clock += 2_000;
     const [patched, kept] = [await warm('patched'), await warm('kept')];
     const after = await text('demo-token');
     expect(await warm('patched')).toBe(patched + 1);
     expect(await warm('kept')).toBe(kept);
     expect(after).not.toBe(before);
+    // The pages were read now, the project list 2 s ago: a browser may keep the answer for what the list has left.
+    expect(cacheControl).toBe('private, max-age=3');
     // Each changed page read once, again, with demo's token; the project list not at all (it did not change).
     expect(jobPageReads()).toBe(2);
     expect(projectListReads()).toBe(0);
