@@ -109,6 +109,8 @@ const CREDENTIAL_HEADERS = ['authorization', 'private-token', 'job-token', 'sudo
 const CREDENTIAL_PARAMETERS = ['private_token', 'access_token', 'sudo', 'job_token'];
 /** Bytes an answer's sources are counted as each (a version with its headers, a call), besides its text. */
 const SOURCE_BYTES = 512;
+/** Bytes a claiming field of an answer is counted as (its path, and a reference to its info and parent, which live anyway). */
+const CLAIM_BYTES = 128;
 /** An answer's data kept beside its text is counted as this many times the text's length (objects weigh more than their JSON). */
 const DATA_WEIGHT = 3;
 
@@ -155,7 +157,7 @@ export class WarmAnswers {
     });
     this.answers = new LRUCache<string, WarmAnswer>({
       maxSize: Math.max(1, Math.floor((options.maxBytes * 3) / 8)),
-      sizeCalculation: (answer) => answer.sources.length * SOURCE_BYTES + 200,
+      sizeCalculation: (answer) => answer.sources.length * SOURCE_BYTES + answer.claims.length * CLAIM_BYTES + 200,
       perf: { now: this.now },
       ttlResolution: 0,
     });
