@@ -305,10 +305,18 @@ export class WarmAnswers {
     return {
       onExecute: ({ args, executeFn, setExecuteFn }) => {
         const request = (args.contextValue as { request?: Request }).request;
-        const patch = request && this.pending.get(request)?.patch;
-        if (!patch) return;
+        const pending = request && this.pending.get(request);
+        const patch = pending?.patch;
+        if (!pending || !patch) return;
         const whole = executeFn as (args: ExecutionArgs) => ReturnType<typeof execute>;
-        setExecuteFn(async (given: ExecutionArgs) => (await this.patched(given, patch)) ?? (await whole(given)));
+        setExecuteFn(async (given: ExecutionArgs) => {
+          const patched = await this.patched(given, patch);
+          if (patched) return patched;
+          // Found, but not brought up to date: it runs whole, and what it gives is kept as any other run's.
+          pending.patch = undefined;
+          this.options.observe?.('stale');
+          return await whole(given);
+        });
       },
     };
   }
