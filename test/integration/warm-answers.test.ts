@@ -408,8 +408,10 @@ describe('patched answers', () => {
   const VARIABLES = { first: 4, withStage: true };
   let cacheControl: string | null = null;
   /** The answer's text as sent over GET (its Cache-Control in `cacheControl`). */
-  const text = async (token: string) => {
-    const response = await get({ query: PATCHABLE, variables: JSON.stringify(VARIABLES) }, { 'private-token': token });
+  const answer = (token: string, headers: Record<string, string> = {}) =>
+    get({ query: PATCHABLE, variables: JSON.stringify(VARIABLES) }, { 'private-token': token, ...headers });
+  const text = async (token: string, headers: Record<string, string> = {}) => {
+    const response = await answer(token, headers);
     expect(response.status).toBe(200);
     cacheControl = response.headers.get('cache-control');
     return response.text();
@@ -444,6 +446,32 @@ describe('patched answers', () => {
     const served = await warm('served');
     expect(await text('demo-token')).toBe(after);
     expect(await warm('served')).toBe(served + 1);
+  });
+
+  it('runs the operation whole where the field cannot be resolved again, and answers with what that run gives', async () => {
+    await startJobWithWebhooks();
+    expect(JSON.parse(await text('demo-token')).errors).toBeUndefined();
+    t.sandbox.advance(STEP_MS);
+    await t.sandbox.flushDeliveries();
+    // Asked fresh (no-cache), every read goes to GitLab: the two job pages read again come back changed, and GitLab
+    // then fails every read of them, the patch's own first.
+    const jobs = /\/projects\/7\/jobs$/;
+    t.sandbox.addFault({ method: 'GET', path: jobs, times: 2 });
+    t.sandbox.addFault({ method: 'GET', path: jobs, status: 500 });
+    const [patched, kept, stale] = [await warm('patched'), await warm('kept'), await warm('stale')];
+    t.resetCalls();
+    const failed = (await (await answer('demo-token', { 'cache-control': 'no-cache' })).json()) as { errors?: { extensions: { code: string } }[] };
+    expect(failed.errors?.[0]?.extensions.code).toBe('UPSTREAM_ERROR');
+    // The two pages read again, the patch's one failed read, then the whole run's two.
+    expect(t.calls({ method: 'GET', path: jobs }).length).toBe(5);
+    expect(await warm('stale')).toBe(stale + 1);
+    expect(await warm('patched')).toBe(patched);
+    expect(await warm('kept')).toBe(kept);
+    // GitLab answers again: the answer kept before is brought up to date, the same text alice's first run gives.
+    t.sandbox.clearFaults();
+    const after = await text('demo-token', { 'cache-control': 'no-cache' });
+    expect(await warm('patched')).toBe(patched + 1);
+    expect(await text('alice-token')).toBe(after);
   });
 
   it('runs the operation whole where a read no such field made changed (the project list)', async () => {
