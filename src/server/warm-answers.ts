@@ -418,9 +418,10 @@ export class WarmAnswers {
       sources[i] = now;
     }
     const key = pending.key as string;
-    const now = readNow(kept.sources, sources);
+    // Most answers have no claims: no map of their sources is made for them.
+    const claims = kept.claims.length === 0 ? kept.claims : remapped(kept.claims, readNow(kept.sources, sources));
     if (changed.size === 0) {
-      const renewed: WarmAnswer = { ...kept, sources, claims: remapped(kept.claims, now) };
+      const renewed: WarmAnswer = { ...kept, sources, claims };
       this.answers.set(key, renewed, { ttl: this.ttl(sources) });
       return [renewed, 'renewed'];
     }
@@ -428,7 +429,7 @@ export class WarmAnswers {
     const etag = shareKey === null ? undefined : this.shared.get(shareKey);
     // The same reads give the same text, with its fields in the same places: this scope's claims hold for it.
     if (etag !== undefined) {
-      const answer: WarmAnswer = { etag, sources, servableUntil: kept.servableUntil, operationName: kept.operationName, claims: remapped(kept.claims, now) };
+      const answer: WarmAnswer = { etag, sources, servableUntil: kept.servableUntil, operationName: kept.operationName, claims };
       this.answers.set(key, answer, { ttl: this.ttl(sources) });
       return [answer, 'shared'];
     }
