@@ -12,7 +12,8 @@
  *                     (one event of each first: a project counts as
  *                     webhook-fed once its events arrive)
  *
- * A fourth run is the third with one user. "Later refreshes" leave out each
+ * A fourth run is the third with one user; a fifth the third with no changes,
+ * so that every later refresh is warm (nothing it read changed). "Later refreshes" leave out each
  * user's first dashboard, built cold whatever the cache. Printed per run: upstream GETs per refresh, stale answers (a refresh that
  * misses a change whose webhook was delivered before it began, or that was
  * made longer than the allowed age before it began: 0 when cache is off, 5 s
@@ -64,6 +65,8 @@ interface Mode {
   allowedAgeMs: number;
   /** Users refreshing, when not --users. */
   users?: number;
+  /** False: no job changes during the run, so every later refresh is a warm one (nothing it read changed). */
+  changes?: boolean;
 }
 
 const MODES: Mode[] = [
@@ -71,6 +74,7 @@ const MODES: Mode[] = [
   { name: 'cache', env: {}, webhooks: false, allowedAgeMs: 5_000 },
   { name: 'cache + webhooks', env: {}, webhooks: true, allowedAgeMs: 60_000 },
   { name: 'cache + webhooks, 1 user', env: {}, webhooks: true, allowedAgeMs: 60_000, users: 1 },
+  { name: 'cache + webhooks, no changes', env: {}, webhooks: true, allowedAgeMs: 60_000, changes: false },
 ];
 
 interface Change {
@@ -164,7 +168,7 @@ async function run(mode: Mode): Promise<Result> {
   const until = Date.now() + SECONDS * 1000;
 
   const changer = (async () => {
-    while (Date.now() + CHANGE_MS < until) {
+    while (mode.changes !== false && Date.now() + CHANGE_MS < until) {
       await new Promise((resolve) => setTimeout(resolve, CHANGE_MS));
       const jobs = await rest<{ id: number; status: string }[]>(sandbox, 'GET', `/projects/${CHANGING}/jobs?per_page=100`);
       const finished = jobs.find((job) => ['success', 'failed', 'canceled'].includes(job.status));
