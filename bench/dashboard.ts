@@ -13,7 +13,9 @@
  *                     webhook-fed once its events arrive)
  *
  * A fourth run is the third with one user; a fifth the third with no changes,
- * so that every later refresh is warm (nothing it read changed). "Later refreshes" leave out each
+ * so that every later refresh is warm (nothing it read changed); a sixth
+ * the floor under it: the same users and client against a bare Node server
+ * that writes the gateway's answer to every POST, nothing else. "Later refreshes" leave out each
  * user's first dashboard, built cold whatever the cache. Printed per run: upstream GETs per refresh, stale answers (a refresh that
  * misses a change whose webhook was delivered before it began, or that was
  * made longer than the allowed age before it began: 0 when cache is off, 5 s
@@ -27,7 +29,9 @@
  *   (--profile: then npx tsx bench/profile-summary.ts dashboard)
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startGitlabSandbox, type GitlabSandbox } from '../src/sandbox/gitlab/server.js';
 import { waitForOutput } from '../test/helpers/processes.js';
@@ -67,6 +71,8 @@ interface Mode {
   users?: number;
   /** False: no job changes during the run, so every later refresh is a warm one (nothing it read changed). */
   changes?: boolean;
+  /** The floor: a bare Node server in place of the gateway, writing the dashboard's answer (as the gateway gave it) to every POST. */
+  floor?: boolean;
 }
 
 const MODES: Mode[] = [
@@ -75,7 +81,28 @@ const MODES: Mode[] = [
   { name: 'cache + webhooks', env: {}, webhooks: true, allowedAgeMs: 60_000 },
   { name: 'cache + webhooks, 1 user', env: {}, webhooks: true, allowedAgeMs: 60_000, users: 1 },
   { name: 'cache + webhooks, no changes', env: {}, webhooks: true, allowedAgeMs: 60_000, changes: false },
+  { name: 'floor: bare Node server, no changes', env: {}, webhooks: false, allowedAgeMs: 60_000, changes: false, floor: true },
 ];
+
+/**
+ * The floor's server: reads each POST whole and parses it, as any server
+ * must, then writes the answer's bytes. `/metrics` is empty (no warm
+ * answers to count).
+ */
+const FLOOR_SERVER = `
+const body = require('node:fs').readFileSync(process.env.FLOOR_BODY);
+const server = require('node:http').createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (chunk) => chunks.push(chunk));
+  req.on('end', () => {
+    if (req.method === 'POST') JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    const metrics = req.url.startsWith('/metrics');
+    res.writeHead(200, { 'content-type': metrics ? 'text/plain' : 'application/json', 'content-length': metrics ? 0 : body.length });
+    res.end(metrics ? '' : body);
+  });
+});
+server.listen(0, '127.0.0.1', () => console.log('GraphiQL at http://127.0.0.1:' + server.address().port + '/graphql'));
+`;
 
 interface Change {
   madeAt: number;
@@ -140,11 +167,28 @@ async function run(mode: Mode): Promise<Result> {
   const sandbox = await startGitlabSandbox({ ...BENCH_GITLAB_OPTIONS, extraTokens: USERS });
   sandbox.setLatency(Number(values.latency));
   const profile = values.profile ? ['--cpu-prof', '--cpu-prof-dir=bench/results/profiles/dashboard'] : [];
-  const child: ChildProcess = spawn(process.execPath, [...profile, 'dist/src/main.js', 'serve', '--port', '0', '--host', '127.0.0.1'], {
+  let child: ChildProcess = spawn(process.execPath, [...profile, 'dist/src/main.js', 'serve', '--port', '0', '--host', '127.0.0.1'], {
     cwd: ROOT,
     env: { ...process.env, NODE_ENV: 'production', GITLAB_URL: sandbox.url, GITLAB_WEBHOOK_SECRET: SECRET, LOG_LEVEL: 'error', ...mode.env },
   });
-  const url = (await waitForOutput(child, /GraphiQL at (\S+)/, 'gateway'))[1] ?? '';
+  let url = (await waitForOutput(child, /GraphiQL at (\S+)/, 'gateway'))[1] ?? '';
+  if (mode.floor) {
+    // The gateway's answer, byte for byte, then the gateway gone: the same client loop against what only writes it.
+    const dir = mkdtempSync(join(tmpdir(), 'duograph-floor-'));
+    const file = join(dir, 'answer.json');
+    const answer = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'private-token': 'user-1-token' },
+      body: JSON.stringify({ query: QUERY }),
+    });
+    writeFileSync(file, Buffer.from(await answer.arrayBuffer()));
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+    child = spawn(process.execPath, ['-e', FLOOR_SERVER], { env: { ...process.env, FLOOR_BODY: file } });
+    url = (await waitForOutput(child, /GraphiQL at (\S+)/, 'floor server'))[1] ?? '';
+    // Read at its start.
+    rmSync(dir, { recursive: true, force: true });
+  }
   if (mode.webhooks) {
     for (let i = 0; i < 100; i++) {
       const answer = await gql(url, 'admin-token', `mutation { jobStatusWebhookRegister(input: { projectId: "${CHANGING + i}" }) { errors { message } } }`);
@@ -268,7 +312,7 @@ console.log('|:--|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|');
 for (const r of results) {
   const ratio = perRefresh(off) / Math.max(perRefresh(r), 1e-9);
   console.log(
-    `| ${r.mode} | ${r.refreshes} | ${r.calls} | ${perRefresh(r).toFixed(2)} | ${ratio.toFixed(1)}x | ${r.stale} | ${r.failed} | ${r.p50} | ${r.p99} | ${(r.cpuMs / Math.max(1, r.refreshes)).toFixed(2)} | ${r.laterP50}, ${(r.laterCpuMs / Math.max(1, r.laterRefreshes)).toFixed(2)} | ${percent(r.warm.served + r.warm.renewed + r.warm.shared, r.refreshes)}: ${percent(r.warm.served, r.refreshes)} / ${percent(r.warm.renewed, r.refreshes)} / ${percent(r.warm.shared, r.refreshes)} | ${percent(r.warm.patched, r.refreshes)} | ${r.peakRssMb.toFixed(0)} |`,
+    `| ${r.mode} | ${r.refreshes} | ${r.calls} | ${perRefresh(r).toFixed(2)} | ${r.calls === 0 ? '-' : `${ratio.toFixed(1)}x`} | ${r.stale} | ${r.failed} | ${r.p50} | ${r.p99} | ${(r.cpuMs / Math.max(1, r.refreshes)).toFixed(2)} | ${r.laterP50}, ${(r.laterCpuMs / Math.max(1, r.laterRefreshes)).toFixed(2)} | ${percent(r.warm.served + r.warm.renewed + r.warm.shared, r.refreshes)}: ${percent(r.warm.served, r.refreshes)} / ${percent(r.warm.renewed, r.refreshes)} / ${percent(r.warm.shared, r.refreshes)} | ${percent(r.warm.patched, r.refreshes)} | ${r.peakRssMb.toFixed(0)} |`,
   );
 }
 const byName = (name: string) => results.find((r) => r.mode === name);
