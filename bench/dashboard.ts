@@ -14,9 +14,10 @@
  *
  * A fourth run is the third with one user; a fifth the third with no changes,
  * so that every later refresh is warm (nothing it read changed); a sixth
- * the floor under it: the same users and client against a bare Node server
- * that writes the gateway's answer to every POST, nothing else. "Later refreshes" leave out each
- * user's first dashboard, built cold whatever the cache. Printed per run: upstream GETs per refresh, stale answers (a refresh that
+ * the floor under it: the same users and client against bench/floor-server.ts,
+ * which writes the gateway's answer to every POST and nothing else.
+ * "Later refreshes" leave out each user's first dashboard, built cold
+ * whatever the cache. Printed per run: upstream GETs per refresh, stale answers (a refresh that
  * misses a change whose webhook was delivered before it began, or that was
  * made longer than the allowed age before it began: 0 when cache is off, 5 s
  * without webhooks, 60 s with them), p50 and p99 of a refresh, and the
@@ -84,26 +85,6 @@ const MODES: Mode[] = [
   { name: 'floor: bare Node server, no changes', env: {}, webhooks: false, allowedAgeMs: 60_000, changes: false, floor: true },
 ];
 
-/**
- * The floor's server: reads each POST whole and parses it, as any server
- * must, then writes the answer's bytes. `/metrics` is empty (no warm
- * answers to count).
- */
-const FLOOR_SERVER = `
-const body = require('node:fs').readFileSync(process.env.FLOOR_BODY);
-const server = require('node:http').createServer((req, res) => {
-  const chunks = [];
-  req.on('data', (chunk) => chunks.push(chunk));
-  req.on('end', () => {
-    if (req.method === 'POST') JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    const metrics = req.url.startsWith('/metrics');
-    res.writeHead(200, { 'content-type': metrics ? 'text/plain' : 'application/json', 'content-length': metrics ? 0 : body.length });
-    res.end(metrics ? '' : body);
-  });
-});
-server.listen(0, '127.0.0.1', () => console.log('GraphiQL at http://127.0.0.1:' + server.address().port + '/graphql'));
-`;
-
 interface Change {
   madeAt: number;
   /** When the gateway answered its webhook (it drops first, then answers); null without webhooks. */
@@ -166,7 +147,8 @@ function peakRssMb(pid: number | undefined): number {
 async function run(mode: Mode): Promise<Result> {
   const sandbox = await startGitlabSandbox({ ...BENCH_GITLAB_OPTIONS, extraTokens: USERS });
   sandbox.setLatency(Number(values.latency));
-  const profile = values.profile ? ['--cpu-prof', '--cpu-prof-dir=bench/results/profiles/dashboard'] : [];
+  // Not the floor's gateway: it only gives the answer the floor writes.
+  const profile = values.profile && !mode.floor ? ['--cpu-prof', '--cpu-prof-dir=bench/results/profiles/dashboard'] : [];
   let child: ChildProcess = spawn(process.execPath, [...profile, 'dist/src/main.js', 'serve', '--port', '0', '--host', '127.0.0.1'], {
     cwd: ROOT,
     env: { ...process.env, NODE_ENV: 'production', GITLAB_URL: sandbox.url, GITLAB_WEBHOOK_SECRET: SECRET, LOG_LEVEL: 'error', ...mode.env },
@@ -184,8 +166,8 @@ async function run(mode: Mode): Promise<Result> {
     writeFileSync(file, Buffer.from(await answer.arrayBuffer()));
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));
-    child = spawn(process.execPath, ['-e', FLOOR_SERVER], { env: { ...process.env, FLOOR_BODY: file } });
-    url = (await waitForOutput(child, /GraphiQL at (\S+)/, 'floor server'))[1] ?? '';
+    child = spawn(process.execPath, ['dist/bench/floor-server.js', '--body', file], { cwd: ROOT });
+    url = (await waitForOutput(child, /"url":"([^"]+)"/, 'floor server'))[1] ?? '';
     // Read at its start.
     rmSync(dir, { recursive: true, force: true });
   }
@@ -298,7 +280,16 @@ async function warmCounts(graphqlUrl: string): Promise<WarmCounts> {
   return Object.fromEntries(OUTCOMES.map((o) => [o, count(o)])) as WarmCounts;
 }
 
-if (!values['no-build']) spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+// The gateway as `npm run build` makes it; the floor's server compiled with the bench's other processes.
+if (!values['no-build']) {
+  for (const args of [
+    ['run', 'build'],
+    ['exec', '--', 'tsc', '-p', 'bench/tsconfig.json'],
+  ]) {
+    const build = spawnSync('npm', args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+    if (build.status !== 0) throw new Error(`npm ${args.join(' ')} failed`);
+  }
+}
 const results: Result[] = [];
 // --only runs the modes whose names contain it (`--only webhooks`); the ratios then compare with the first of them.
 for (const mode of MODES.filter((m) => values.only === undefined || m.name.includes(values.only))) results.push(await run(mode));
