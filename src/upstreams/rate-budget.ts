@@ -14,8 +14,8 @@
  *   callers waiting on an answer.
  * - A call the budget refuses fails at once with UPSTREAM_RATE_LIMITED and
  *   the seconds to the window's end.
- * - Redis out of reach: a budget of this process only (the insurance
- *   limiter), never a failed call for it.
+ * - Redis out of reach or slow: the count goes on in this process from
+ *   Redis's last (minute-counter.ts), never a failed call for it.
  * Budgets belong to whom GitLab counts (identities.ts): a user, whatever
  * token or header; anonymous callers and tokens GitLab has not accepted
  * share one, as GitLab counts them by the gateway's IP.
