@@ -29,14 +29,14 @@
  *   npm run bench:dashboard -- [--users 20] [--seconds 60] [--refresh 2000] [--change 5000] [--latency 0] [--only <mode>] [--no-build] [--profile]
  *   (--profile: then npx tsx bench/profile-summary.ts dashboard)
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startGitlabSandbox, type GitlabSandbox } from '../src/sandbox/gitlab/server.js';
 import { waitForOutput } from '../test/helpers/processes.js';
-import { cpuMs } from './proc.js';
+import { buildForBench, cpuMs } from './proc.js';
 import { BENCH_GITLAB_OPTIONS } from './sandbox-options.js';
 
 const ROOT = new URL('../', import.meta.url);
@@ -280,16 +280,7 @@ async function warmCounts(graphqlUrl: string): Promise<WarmCounts> {
   return Object.fromEntries(OUTCOMES.map((o) => [o, count(o)])) as WarmCounts;
 }
 
-// The gateway as `npm run build` makes it; the floor's server compiled with the bench's other processes.
-if (!values['no-build']) {
-  for (const args of [
-    ['run', 'build'],
-    ['exec', '--', 'tsc', '-p', 'bench/tsconfig.json'],
-  ]) {
-    const build = spawnSync('npm', args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-    if (build.status !== 0) throw new Error(`npm ${args.join(' ')} failed`);
-  }
-}
+if (!values['no-build']) buildForBench(ROOT, true);
 const results: Result[] = [];
 // --only runs the modes whose names contain it (`--only webhooks`); the ratios then compare with the first of them.
 for (const mode of MODES.filter((m) => values.only === undefined || m.name.includes(values.only))) results.push(await run(mode));

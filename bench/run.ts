@@ -32,7 +32,7 @@
  *   npm run bench -- --node-options=--max-semi-space-size=64  (NODE_OPTIONS of every server process)
  *   npm run bench -- --only projects-jobs-100x20 --concurrency 16 --workers 2   (WORKERS=2: CPU summed over the workers)
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { createInterface } from 'node:readline';
@@ -40,7 +40,7 @@ import { performance } from 'node:perf_hooks';
 import { isDeepStrictEqual, parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { YOGA_OPERATIONS } from './plain/yoga.js';
-import { cpuMs as processCpuMs } from './proc.js';
+import { buildForBench, cpuMs as processCpuMs } from './proc.js';
 import { gatewayCredentials, loadWorkloads, type Workload } from './workloads.js';
 
 const { values: flags } = parseArgs({
@@ -478,16 +478,7 @@ function targets(rows: Row[]): TargetCheck[] {
 // --- main ------------------------------------------------------------------------
 
 async function main(): Promise<void> {
-  if (!flags['no-build']) {
-    // The gateway as `npm run build` makes it; the sandbox front, the plain client and the Yoga reference compiled alike.
-    for (const args of [
-      ['run', 'build'],
-      ['exec', '--', 'tsc', '-p', 'bench/tsconfig.json'],
-    ]) {
-      const build = spawnSync('npm', args, { cwd: new URL('.', ROOT), stdio: 'inherit' });
-      if (build.status !== 0) throw new Error(`npm ${args.join(' ')} failed`);
-    }
-  }
+  if (!flags['no-build']) buildForBench(new URL('.', ROOT));
   let workloads = await loadWorkloads();
   if (flags.only) {
     const only = flags.only.split(',');

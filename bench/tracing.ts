@@ -35,7 +35,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
-import { cpuMs } from './proc.js';
+import { buildForBench, cpuMs } from './proc.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -146,14 +146,7 @@ async function drive(url: URL, seconds: number): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  if (!flags['no-build']) {
-    for (const args of [
-      ['run', 'build'],
-      ['exec', '--', 'tsc', '-p', 'bench/tsconfig.json'],
-    ]) {
-      if (spawnSync('npm', args, { cwd: ROOT, stdio: 'inherit' }).status !== 0) throw new Error(`npm ${args.join(' ')} failed`);
-    }
-  }
+  if (!flags['no-build']) buildForBench(ROOT);
   const sandbox = await start(['dist/bench/sandbox-process.js'], {}, /^(\{.*\})$/);
   const upstreams = JSON.parse(sandbox.ready) as { gitlab: string; hubzilla: string };
   const sink = await startSink();
