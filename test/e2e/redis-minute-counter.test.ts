@@ -59,11 +59,13 @@ describe('a minute count in this process', () => {
 describe.skipIf(!hasRedis)('a minute count in Redis, for a fleet', () => {
   let redis: Awaited<ReturnType<typeof startRedis>>;
   const clients: Redis[] = [];
-  const client = () => {
-    const made = storeClient(redis.url, 'duograph-test', () => {});
-    clients.push(made);
-    return made;
-  };
+  /** One instance's count under `prefix`: a counter on a store client of its own, once that client is ready. */
+  async function instance(prefix: string): Promise<{ counter: MinuteCounter; client: Redis }> {
+    const client = storeClient(redis.url, 'duograph-test', () => {});
+    clients.push(client);
+    await ready(client);
+    return { counter: new MinuteCounter({ prefix, redis: client, now }), client };
+  }
   const ready = (c: Redis) => vi.waitFor(() => expect(c.status).toBe('ready'), { timeout: 30_000, interval: 20 });
 
   beforeAll(async () => {
@@ -76,10 +78,7 @@ describe.skipIf(!hasRedis)('a minute count in Redis, for a fleet', () => {
   });
 
   it('raised by two instances at once, answer upon answer, ends at the highest count seen', async () => {
-    const [a, b] = [client(), client()];
-    await Promise.all([ready(a), ready(b)]);
-    const one = new MinuteCounter({ prefix: 'raise', redis: a, now });
-    const two = new MinuteCounter({ prefix: 'raise', redis: b, now });
+    const [{ counter: one, client: a }, { counter: two }] = await Promise.all([instance('raise'), instance('raise')]);
     await one.add('u', 5);
     await Promise.all([10, 10, 11, 9, 11].flatMap((count) => [one.raise('u', count, WINDOW), two.raise('u', count, WINDOW)]));
     expect((await one.get('u')).used).toBe(11);
@@ -90,13 +89,18 @@ describe.skipIf(!hasRedis)('a minute count in Redis, for a fleet', () => {
     // A lower count seen later lowers nothing.
     await one.raise('u', 12, WINDOW);
     expect((await two.get('u')).used).toBe(13);
+    // A raised count expires like a counted one, whether the raise found it or made it.
+    await two.raise('v', 4, WINDOW);
+    for (const key of ['u', 'v']) {
+      const ttl = await a.pttl(`raise:${key}:${WINDOW}`);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(120_000);
+    }
+    expect((await one.get('v')).used).toBe(4);
   });
 
   it('counts a call made while Redis is paused once, though Redis runs the command it timed out on when it wakes', async () => {
-    const [a, b] = [client(), client()];
-    await Promise.all([ready(a), ready(b)]);
-    const paused = new MinuteCounter({ prefix: 'pause', redis: a, now });
-    const other = new MinuteCounter({ prefix: 'pause', redis: b, now });
+    const [{ counter: paused }, { counter: other }] = await Promise.all([instance('pause'), instance('pause')]);
     await paused.add('u', 3);
     redis.child.kill('SIGSTOP');
     try {
@@ -113,9 +117,7 @@ describe.skipIf(!hasRedis)('a minute count in Redis, for a fleet', () => {
   }, 60_000);
 
   it('adds a call counted while Redis is away there once it is back', async () => {
-    const a = client();
-    await ready(a);
-    const counter = new MinuteCounter({ prefix: 'away', redis: a, now });
+    const { counter, client: a } = await instance('away');
     await counter.add('u', 3);
     const exited = new Promise((resolve) => redis.child.once('exit', resolve));
     redis.child.kill('SIGKILL');
@@ -131,9 +133,7 @@ describe.skipIf(!hasRedis)('a minute count in Redis, for a fleet', () => {
     // GitLab saw 9, the 4 counted meanwhile among them: they reach Redis first, then the raise: 9, not 4 + 9. (The Redis
     // started again knows nothing of the 3 before.)
     await counter.raise('u', 9, WINDOW);
-    const b = client();
-    await ready(b);
-    expect((await new MinuteCounter({ prefix: 'away', redis: b, now }).get('u')).used).toBe(9);
+    expect((await (await instance('away')).counter.get('u')).used).toBe(9);
     expect((await counter.add('u')).used).toBe(10);
   }, 60_000);
 });
