@@ -31,6 +31,7 @@ import { DEFAULT_WEBHOOK_QUIET_MS, SubscriptionHub } from '../subscriptions/hub.
 import { gitlabCredentials, nearMissCredentials, useCredentialHints } from './credentials.js';
 import { extensionMaxAgeMs, useCacheHeaders } from './cache-headers.js';
 import { WarmAnswers } from './warm-answers.js';
+import { WarmReplays } from './warm-replays.js';
 import { InboundAllowance } from './inbound-limit.js';
 import { clientAddress } from './client-address.js';
 import { handleDownload } from './downloads.js';
@@ -178,21 +179,24 @@ export function buildApp(options: AppOptions): App {
   const warm = new WarmAnswers({
     cache,
     keySecret,
-    maxBytes: config.cacheMaxBytes / 4,
+    // A quarter of the room for answers of whole requests: three sixteenths kept answers, a sixteenth replays of them.
+    maxBytes: (config.cacheMaxBytes * 3) / 16,
     now: options.now,
     observe: (outcome) => metrics.warmAnswer(outcome),
     onServed: (name, request, seconds) => metrics.operationServedWarm(name, request, seconds),
     // The caller's own credentials, as its operation would send them.
-    reread: async (call, request, scope) => {
+    reread: async (call, caller, scope) => {
       let credentials: Record<string, string>;
       try {
-        credentials = gitlabCredentials(request.headers, new URL(request.url));
+        credentials = gitlabCredentials(caller.headers, new URL(caller.url));
       } catch {
         return null;
       }
-      return gitlab.reread(call, credentials, scope, request.signal);
+      return gitlab.reread(call, credentials, scope, caller.signal);
     },
   });
+  // A trace of a replayed request would miss its operation's span: with tracing on, every request goes through Yoga.
+  const replays = tracing ? null : new WarmReplays({ warm, keySecret, maxBytes: config.cacheMaxBytes / 16, onReplayed: () => metrics.warmReplayed() });
   // Cursors the gateway signs (Hubzilla's exact thread pages): every instance of a fleet reads another's.
   const cursorKey = createHmac('sha256', keySecret).update('duograph cursors').digest('base64url');
   const identities = new GitlabIdentities(options.now);
@@ -317,6 +321,8 @@ export function buildApp(options: AppOptions): App {
       ...limitPlugins(config, budget),
       // After the cost limit: it judges an operation by the cost that plugin estimated.
       ...(inbound ? [inbound.plugin()] : []),
+      // Last: what it keeps to send again is the response every other plugin made.
+      ...(replays ? [replays.plugin()] : []),
     ],
     context: ({ request, scope: given, params }) => {
       // One scope per operation (a batch has several), from the request's: the operation's span is its own.
@@ -462,13 +468,16 @@ export function buildApp(options: AppOptions): App {
       return;
     }
     // Yoga has no body size limit of its own: a JSON body is read here, capped; multipart is capped by formDataLimits.
+    const answer = async () => {
+      if (!(await replays?.serve(req, res, scope))) await yoga(req, res, { scope });
+    };
     if (req.method === 'POST' && !/^multipart\//i.test(req.headers['content-type'] ?? '')) {
       void readBoundedBody(req, res, config.maxBodyBytes).then(async (ok) => {
-        if (ok) await yoga(req, res, { scope });
+        if (ok) await answer();
       });
       return;
     }
-    void yoga(req, res, { scope });
+    void answer();
   };
   // Unauthenticated GETs both upstreams answer cheaply (GitLab with 401 on private instances: still up).
   const readinessTargets = [

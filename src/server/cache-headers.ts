@@ -25,7 +25,7 @@ import { type CacheUsage, type RequestScope, requestedMaxAgeMs } from '../reques
 const CREDENTIAL_HEADERS = 'Authorization, Private-Token, Job-Token, Sudo, X-Hubzilla-Authorization';
 
 /** The `Cache-Control` of a GraphQL answer (see above). */
-export function answerCacheControl(method: string, status: number, usage: CacheUsage | undefined): string {
+export function answerCacheControl(method: string, status: number, usage: Pick<CacheUsage, 'freshForMs'> | undefined): string {
   if (method !== 'GET' || status !== 200) return 'no-store';
   const seconds = usage?.freshForMs == null ? 0 : Math.floor(usage.freshForMs / 1000);
   return seconds > 0 ? `private, max-age=${seconds}` : 'private, no-cache';

@@ -25,7 +25,7 @@ const MAX_CREDENTIAL_LENGTH = 4096;
  * dropped, and the caller served as anonymous without a word.
  * Throws InputError for a value no upstream could accept (control characters, oversize, another scheme).
  */
-export function gitlabCredentials(headers: Headers, url: URL): Record<string, string> {
+export function gitlabCredentials(headers: Pick<Headers, 'get'>, url: URL): Record<string, string> {
   const forwarded: Record<string, string> = {};
   for (const source of SOURCES) {
     const fromQuery = url.searchParams.get(source.query);

@@ -9,7 +9,7 @@
  * `redacted` when it contains a credential of its own request, and by
  * `other` past 64 characters or 500 distinct names.
  */
-import type { WarmOutcome } from './warm-answers.js';
+import type { CallerRequest, WarmOutcome } from './warm-answers.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getOperationAST, type DocumentNode, type ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
@@ -40,7 +40,7 @@ export interface MetricsOptions {
 }
 
 /** The secrets a request carries: header values, their Bearer/Basic payloads, a Basic password, credential query parameters. */
-export function requestSecrets(request: Request | undefined): string[] {
+export function requestSecrets(request: CallerRequest | undefined): string[] {
   if (!request) return [];
   const secrets: string[] = [];
   for (const name of CREDENTIAL_HEADERS) {
@@ -86,6 +86,7 @@ export class Metrics {
   private readonly activeSubscriptions: Gauge;
   private readonly cacheLookups: Counter<'upstream' | 'family' | 'outcome'>;
   private readonly warmAnswers: Counter<'outcome'>;
+  private readonly warmReplays: Counter;
   private readonly cacheHitAge: Histogram<'upstream' | 'family'>;
   private readonly cacheEvictions: Counter;
   private readonly cacheInvalidations: Counter<'upstream' | 'cause'>;
@@ -130,6 +131,11 @@ export class Metrics {
       name: 'duograph_warm_answers_total',
       help: "Whole query answers kept per credential scope: served (again, without running the operation), renewed (served after the stored answers it used, read again, came back unchanged), shared (served as another scope built it, after this scope's own reads came back the same), patched (only the fields whose own reads changed resolved again), kept (after running it), stale (found, but something it was built from changed).",
       labelNames: ['outcome'],
+      registers,
+    });
+    this.warmReplays = new Counter({
+      name: 'duograph_warm_replays_total',
+      help: 'Warm answers sent as the same request was answered before (its status, headers and bytes), without GraphQL handling the request again (also counted in duograph_warm_answers_total).',
       registers,
     });
     this.cacheHitAge = new Histogram({
@@ -194,8 +200,13 @@ export class Metrics {
     this.warmAnswers.inc({ outcome });
   }
 
+  /** A warm answer sent as a replay (warm-replays.ts). */
+  warmReplayed(): void {
+    this.warmReplays.inc();
+  }
+
   /** A query answered warm, without running: still an operation, counted as one that succeeded. */
-  operationServedWarm(operationName: string | undefined, request: Request, seconds: number): void {
+  operationServedWarm(operationName: string | undefined, request: CallerRequest, seconds: number): void {
     const labels = { operation_name: this.nameLabel(operationName, request), operation_type: 'query', outcome: 'success' as const };
     this.operations.inc(labels);
     this.operationSeconds.observe(labels, seconds);
@@ -300,7 +311,7 @@ export class Metrics {
     return true;
   }
 
-  private nameLabel(name: string | undefined, request: Request | undefined): string {
+  private nameLabel(name: string | undefined, request: CallerRequest | undefined): string {
     if (!name) return 'anonymous';
     if (requestSecrets(request).some((secret) => name.includes(secret) || (name.length >= 8 && secret.includes(name)))) return 'redacted';
     if (name.length > MAX_NAME_LENGTH) return 'other';

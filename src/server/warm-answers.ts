@@ -33,6 +33,11 @@
  *
  * Every GET answer also gets its validator here (its text's digest), which
  * cache-headers.ts sends as the ETag and compares with If-None-Match.
+ *
+ * warm-replays.ts sits in front of Yoga: a request the same as one answered
+ * from a kept text is judged here (standingFor) and sent that answer again
+ * whole; what it finds and cannot send is handed to the request's run
+ * through Yoga (handOver), which takes it up instead of reading again.
  */
 import { createHash, createHmac } from 'node:crypto';
 import {
@@ -55,7 +60,7 @@ import { extensionMaxAgeMs } from './cache-headers.js';
 import { nearMissCredentials } from './credentials.js';
 
 /** One kept answer: its text is kept apart, by its validator, once for every scope that was answered with it. */
-interface WarmAnswer {
+export interface WarmAnswer {
   /** The strong validator of the text, quoted: its key among the texts. */
   etag: string;
   sources: readonly AnswerSource[];
@@ -99,9 +104,24 @@ interface Pending {
   etag?: string;
   /** The answer's bytes, sent as they are in place of the text Yoga's JSON processor was handed (an empty one). */
   body?: Buffer<ArrayBuffer>;
+  /** The age the caller accepts (its Cache-Control, or the operation's own), judged when serving. */
+  callerAge?: number;
+  /** The validator of the text sent as bytes, served or kept: what a replay (warm-replays.ts) of this request sends again. */
+  sent?: string;
   /** The kept answer this request brings up to date by resolving some of its fields again. */
   patch?: Patch;
 }
+
+/** What serving a kept answer needs of its request: where its credentials are (a reread sends them), and when its caller is gone. */
+export interface CallerRequest {
+  readonly headers: { get(name: string): string | null };
+  /** Absolute: only its query parameters are read (credentials may come in some). */
+  readonly url: string;
+  readonly signal?: AbortSignal;
+}
+
+/** A kept answer as it stands for a caller: served as kept, renewed or shared (with its bytes), a patch to run, or null (the operation runs). */
+export type Standing = { answer: WarmAnswer; outcome: WarmOutcome; body: Buffer<ArrayBuffer> } | Patch | null;
 
 /** Headers a credential comes in (credentials.ts); of the others, only Accept changes an answer by its value, and some by their names (hints). */
 const CREDENTIAL_HEADERS = ['authorization', 'private-token', 'job-token', 'sudo', 'x-hubzilla-authorization'];
@@ -127,9 +147,9 @@ export interface WarmAnswersOptions {
    * credentials, through the answer cache: the source it is now, or null.
    * Without it, an answer with a source past its age is built again.
    */
-  reread?: (call: SourceCall, request: Request, scope: RequestScope) => Promise<AnswerSource | null>;
+  reread?: (call: SourceCall, caller: CallerRequest, scope: RequestScope) => Promise<AnswerSource | null>;
   /** Hears of each query answered warm: its name, its request, and how long serving it took. */
-  onServed?: (operationName: string | undefined, request: Request, seconds: number) => void;
+  onServed?: (operationName: string | undefined, caller: CallerRequest, seconds: number) => void;
 }
 
 export class WarmAnswers {
@@ -144,6 +164,14 @@ export class WarmAnswers {
   /** The validator of the text an operation gave from given reads (shareKeyOf). */
   private readonly shared: LRUCache<string, string>;
   private readonly pending = new WeakMap<Request, Pending>();
+  /**
+   * Each kept answer found served, with the cache's count of changes then
+   * and until when it holds: a refresh of the same answer in the meantime
+   * is not checked source by source again (a dashboard has a hundred).
+   */
+  private readonly checked = new WeakMap<WarmAnswer, { generation: number; callerAge: number | undefined; until: number }>();
+  /** What a replay found for a request it could not answer (handOver). */
+  private readonly handovers = new WeakMap<RequestScope, { key: string; standing: Standing }>();
   /** Each source's part of a share key, worked out once: a kept answer's sources are checked again on every refresh. */
   private readonly sourceReads = new WeakMap<AnswerSource, string>();
   private readonly now: () => number;
@@ -169,6 +197,16 @@ export class WarmAnswers {
     });
   }
 
+  /** Whether answers are kept at all: only where upstream answers are stored. */
+  get keeping(): boolean {
+    return this.options.cache.storing;
+  }
+
+  /** How long a browser may keep `answer`: the least plain age its reads have left, in ms. */
+  freshForMs(answer: WarmAnswer): number {
+    return this.options.cache.plainAgeLeft(answer.sources);
+  }
+
   /** The validator of the answer sent for `request`, when it was a GET answer read whole. */
   etagOf(request: Request): string | undefined {
     return this.pending.get(request)?.etag;
@@ -186,33 +224,30 @@ export class WarmAnswers {
         const scope = (context as { scope?: RequestScope }).scope;
         if (!scope?.cache || (!keeping && !get)) return;
         const operation = keeping ? operationText(request, params, extensions) : '';
-        const pending: Pending = { key: keeping ? this.keyOf(request, operation) : null, operation, query: true };
+        const callerAge = extensionMaxAgeMs(extensions) ?? scope.cacheMaxAgeMs;
+        const pending: Pending = { key: keeping ? this.keyOf(request, operation) : null, operation, query: true, callerAge };
         this.pending.set(request, pending);
         // Fields that read for themselves note it (schema/claims.ts) only where the answer may be kept.
         if (keeping && scope.cache.sources) scope.cache.claims = [];
-        const kept = pending.key === null ? undefined : this.answers.get(pending.key);
-        if (!kept || pending.key === null) return;
-        const callerAge = extensionMaxAgeMs(extensions) ?? scope.cacheMaxAgeMs;
-        const current = await this.current(kept, pending, callerAge, request, callerAge === undefined ? scope : { ...scope, cacheMaxAgeMs: callerAge });
-        if (current === null || 'run' in current) {
+        if (pending.key === null) return;
+        // A replay that could not send its answer as it was hands over what it found: nothing is read again for it.
+        const handed = this.handovers.get(scope);
+        this.handovers.delete(scope);
+        const standing = handed?.key === pending.key ? handed.standing : await this.standingFor(pending.key, operation, callerAge, request, scope);
+        if (standing === undefined) return;
+        if (standing === null || 'run' in standing) {
           // A patch is counted once it is kept (patched), or else as stale.
-          if (current === null) this.options.observe?.('stale');
-          else pending.patch = current;
+          if (standing === null) this.options.observe?.('stale');
+          else pending.patch = standing;
           return;
         }
-        const [answer, outcome] = current;
-        const body = this.texts.get(answer.etag)?.bytes;
-        // Pushed out for room: built again.
-        if (body === undefined) {
-          this.options.observe?.('stale');
-          return;
-        }
-        this.options.observe?.(outcome);
-        this.options.onServed?.(answer.operationName, request, (performance.now() - started) / 1000);
+        const { answer, outcome, body } = standing;
+        this.served(answer, outcome, request, started);
         pending.warm = answer;
         pending.etag = answer.etag;
         pending.body = body;
-        scope.cache.freshForMs = this.options.cache.plainAgeLeft(answer.sources);
+        pending.sent = answer.etag;
+        scope.cache.freshForMs = this.freshForMs(answer);
         scope.cache.sources = null;
         // Yoga's JSON processor gets an empty text, and onResponse sends the bytes (onResultProcess hands any other the text).
         // Yoga's type of a result with its own serialiser (ExecutionResultWithSerializer) is not exported.
@@ -242,6 +277,7 @@ export class WarmAnswers {
           // Any other processor (an event stream asked for a query) writes the text itself: nothing is sent in its place.
           if (!asBytes && bytes !== undefined) {
             pending.body = undefined;
+            pending.sent = undefined;
             setResult({ ...result, stringify: () => bytes.toString('utf8') });
           }
           return;
@@ -268,6 +304,7 @@ export class WarmAnswers {
             if (get) pending.etag = etag;
             if (asBytes) pending.body = bytes;
             if (keep && key !== null) {
+              if (asBytes) pending.sent = etag;
               const answer: WarmAnswer = { etag, sources, servableUntil, operationName: pending.operationName, claims };
               const ttl = this.ttl(sources);
               // The data only where some field of it may be resolved again.
@@ -388,24 +425,36 @@ export class WarmAnswers {
    */
   private async current(
     kept: WarmAnswer,
-    pending: Pending,
+    key: string,
+    operation: string,
     callerAge: number | undefined,
-    request: Request,
+    caller: CallerRequest,
     scope: RequestScope,
-  ): Promise<[WarmAnswer, WarmOutcome] | Patch | null> {
+  ): Promise<Standing> {
+    const at = this.now();
     // A text pushed out for room is built again: nothing is read again for it.
-    if (this.now() >= kept.servableUntil || !this.texts.has(kept.etag)) return null;
+    if (at >= kept.servableUntil || !this.texts.has(kept.etag)) return null;
     const { cache, reread } = this.options;
+    const checked = this.checked.get(kept);
+    if (checked && checked.generation === cache.generation && checked.callerAge === callerAge && at < checked.until) return this.withText(kept, 'served');
     const stale: number[] = [];
+    let until = Number.POSITIVE_INFINITY;
     for (let i = 0; i < kept.sources.length; i++) {
       const source = kept.sources[i] as AnswerSource;
-      if (cache.serves(source, callerAge)) continue;
+      const servedUntil = cache.servedUntil(source, callerAge);
+      if (servedUntil > at) {
+        until = Math.min(until, servedUntil);
+        continue;
+      }
       if (!reread || !source.call || source.version === undefined) return null;
       stale.push(i);
     }
-    if (stale.length === 0) return [kept, 'served'];
+    if (stale.length === 0) {
+      this.checked.set(kept, { generation: cache.generation, callerAge, until });
+      return this.withText(kept, 'served');
+    }
     const again = await Promise.all(
-      stale.map((i) => (reread as NonNullable<typeof reread>)((kept.sources[i] as AnswerSource & { call: SourceCall }).call, request, scope)),
+      stale.map((i) => (reread as NonNullable<typeof reread>)((kept.sources[i] as AnswerSource & { call: SourceCall }).call, caller, scope)),
     );
     const sources = [...kept.sources];
     const changed = new Set<AnswerSource>();
@@ -417,23 +466,57 @@ export class WarmAnswers {
       if (now.version !== sources[i]?.version) changed.add(kept.sources[i] as AnswerSource);
       sources[i] = now;
     }
-    const key = pending.key as string;
     // Most answers have no claims: no map of their sources is made for them.
     const claims = kept.claims.length === 0 ? kept.claims : remapped(kept.claims, readNow(kept.sources, sources));
     if (changed.size === 0) {
       const renewed: WarmAnswer = { ...kept, sources, claims };
       this.answers.set(key, renewed, { ttl: this.ttl(sources) });
-      return [renewed, 'renewed'];
+      return this.withText(renewed, 'renewed');
     }
-    const shareKey = this.shareKeyOf(pending.operation, sources);
+    const shareKey = this.shareKeyOf(operation, sources);
     const etag = shareKey === null ? undefined : this.shared.get(shareKey);
     // The same reads give the same text, with its fields in the same places: this scope's claims hold for it.
     if (etag !== undefined) {
       const answer: WarmAnswer = { etag, sources, servableUntil: kept.servableUntil, operationName: kept.operationName, claims };
       this.answers.set(key, answer, { ttl: this.ttl(sources) });
-      return [answer, 'shared'];
+      return this.withText(answer, 'shared');
     }
     return this.patchOf(kept, sources, changed);
+  }
+
+  /** `answer` with its text, to serve; null where the text was pushed out for room (the operation runs). */
+  private withText(answer: WarmAnswer, outcome: WarmOutcome): Standing {
+    const body = this.texts.get(answer.etag)?.bytes;
+    return body === undefined ? null : { answer, outcome, body };
+  }
+
+  /**
+   * The answer kept under `key` as it stands for `caller` now (current()),
+   * reading again for it what has aged out; undefined where none is kept.
+   * `callerAge`: the age the caller accepts, where it asked for one.
+   */
+  async standingFor(key: string, operation: string, callerAge: number | undefined, caller: CallerRequest, scope: RequestScope): Promise<Standing | undefined> {
+    const kept = this.answers.get(key);
+    if (kept === undefined) return undefined;
+    return await this.current(kept, key, operation, callerAge, caller, callerAge === undefined ? scope : { ...scope, cacheMaxAgeMs: callerAge });
+  }
+
+  /** What standingFor found for a request that then goes through Yoga: its onParams takes it up instead of reading again. */
+  handOver(scope: RequestScope, key: string, standing: Standing): void {
+    this.handovers.set(scope, { key, standing });
+  }
+
+  /** Counts an answer served warm: what became of it, and the operation's own metrics. */
+  served(answer: WarmAnswer, outcome: WarmOutcome, caller: CallerRequest, started: number): void {
+    this.options.observe?.(outcome);
+    this.options.onServed?.(answer.operationName, caller, (performance.now() - started) / 1000);
+  }
+
+  /** What a replay of `request` needs (warm-replays.ts), where its answer was a kept text sent as bytes: else null. */
+  replayable(request: Request): { key: string; operation: string; etag: string; callerAge: number | undefined } | null {
+    const pending = this.pending.get(request);
+    if (pending?.key == null || pending.sent === undefined || !pending.query) return null;
+    return { key: pending.key, operation: pending.operation, etag: pending.sent, callerAge: pending.callerAge };
   }
 
   /** The patch that brings `kept` up to date, where every read that changed is some claiming field's own and its data is kept; else null. */

@@ -142,6 +142,8 @@ export class AnswerCache {
   private floor = { at: Number.NEGATIVE_INFINITY, seq: 0 };
   /** This instance's steps: every read started and every drop applied takes the next, so their order is exact. */
   private seq = 0;
+  /** Counts each change besides the clock to what the freshness of stored answers rests on: drops, webhook marks, the floor, a gap. */
+  private changes = 0;
   /** Projects whose webhooks reach the gateway, by kind: until when. */
   private readonly fed = new Map<number, Partial<Record<WebhookKind, number>>>();
   /** Entries read before this instance listened may have missed drops: they get the plain age only (never, until it listens). */
@@ -164,6 +166,7 @@ export class AnswerCache {
     this.stopListening();
     this.channel = channel;
     this.since = this.now();
+    this.changes++;
     this.stopListening = channel.listen<CacheMessage>(CACHE_TOPIC, (message) => {
       if (message.from !== this.id) this.apply(message);
     });
@@ -297,6 +300,7 @@ export class AnswerCache {
    * read before as dropped; where this one missed some, it does.
    */
   gap(answering: boolean, lost: boolean, missed: boolean): void {
+    this.changes++;
     if (!answering) {
       this.since = Number.POSITIVE_INFINITY;
       return;
@@ -318,6 +322,7 @@ export class AnswerCache {
   }
 
   private apply(message: CacheMessage): void {
+    this.changes++;
     if (message.drop?.length && message.upstream && message.cause) this.options.observer?.invalidation?.(message.upstream, message.cause);
     for (const tag of message.drop ?? []) {
       // Re-inserted, so the map stays ordered by time and pruning stops at the first young one.
@@ -385,9 +390,29 @@ export class AnswerCache {
     return maxAgeMs;
   }
 
-  /** Whether `source` would still be served to a caller who accepts `callerAge` (every drop since, every age, the webhook age only while the project's webhooks reach the gateway). */
-  serves(source: AnswerSource, callerAge: number | undefined): boolean {
-    return this.fresh(source, source.webhook, callerAge);
+  /**
+   * The count of changes (besides the clock) to what freshness rests on: a
+   * judgement of servedUntil holds, until the time it gave, while this
+   * count stands.
+   */
+  get generation(): number {
+    return this.changes;
+  }
+
+  /**
+   * Until when `source` would be served to a caller who accepts `callerAge`
+   * (every drop since, every age, the webhook age only while the project's
+   * webhooks reach the gateway), if nothing is dropped or marked meanwhile
+   * (generation): minus infinity where it would not be now.
+   */
+  servedUntil(source: AnswerSource, callerAge: number | undefined): number {
+    const now = this.now();
+    if (!this.fresh(source, source.webhook, callerAge, now)) return Number.NEGATIVE_INFINITY;
+    const { webhook } = source;
+    const age = this.maxAge(source, webhook, now);
+    // The webhook age holds while the project counts as fed: judged again when that ends.
+    const fedUntil = webhook && age > this.options.maxAgeMs ? (this.fed.get(webhook.projectId)?.[webhook.kind] ?? now) : Number.POSITIVE_INFINITY;
+    return Math.min(source.storedAt + Math.min(age, callerAge ?? Number.POSITIVE_INFINITY), fedUntil);
   }
 
   /** The least plain age any of `sources` has left, in ms (what a browser may keep: its copy cannot be dropped). */
