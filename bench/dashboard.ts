@@ -14,8 +14,9 @@
  *
  * A fourth run is the third with one user; a fifth the third with no changes,
  * so that every later refresh is warm (nothing it read changed); a sixth
- * the floor under it: the same users and client against bench/floor-server.ts,
- * which writes the gateway's answer to every POST and nothing else.
+ * and seventh the floors under it: the same users and client against
+ * bench/floor-server.ts, which writes the gateway's answer to every POST and
+ * nothing else, bare or through Yoga.
  * "Later refreshes" leave out each user's first dashboard, built cold
  * whatever the cache. Printed per run: upstream GETs per refresh, stale answers (a refresh that
  * misses a change whose webhook was delivered before it began, or that was
@@ -72,8 +73,8 @@ interface Mode {
   users?: number;
   /** False: no job changes during the run, so every later refresh is a warm one (nothing it read changed). */
   changes?: boolean;
-  /** The floor: a bare Node server in place of the gateway, writing the dashboard's answer (as the gateway gave it) to every POST. */
-  floor?: boolean;
+  /** A floor: a bare Node server (or a bare Yoga one) in place of the gateway, writing the dashboard's answer (as the gateway gave it) to every POST. */
+  floor?: 'node' | 'yoga';
 }
 
 const MODES: Mode[] = [
@@ -82,7 +83,8 @@ const MODES: Mode[] = [
   { name: 'cache + webhooks', env: {}, webhooks: true, allowedAgeMs: 60_000 },
   { name: 'cache + webhooks, 1 user', env: {}, webhooks: true, allowedAgeMs: 60_000, users: 1 },
   { name: 'cache + webhooks, no changes', env: {}, webhooks: true, allowedAgeMs: 60_000, changes: false },
-  { name: 'floor: bare Node server, no changes', env: {}, webhooks: false, allowedAgeMs: 60_000, changes: false, floor: true },
+  { name: 'floor: bare Node server, no changes', env: {}, webhooks: false, allowedAgeMs: 60_000, changes: false, floor: 'node' },
+  { name: 'floor: bare Yoga server, no changes', env: {}, webhooks: false, allowedAgeMs: 60_000, changes: false, floor: 'yoga' },
 ];
 
 interface Change {
@@ -166,7 +168,7 @@ async function run(mode: Mode): Promise<Result> {
     writeFileSync(file, Buffer.from(await answer.arrayBuffer()));
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));
-    child = spawn(process.execPath, ['dist/bench/floor-server.js', '--body', file], { cwd: ROOT });
+    child = spawn(process.execPath, ['dist/bench/floor-server.js', '--body', file, ...(mode.floor === 'yoga' ? ['--yoga'] : [])], { cwd: ROOT });
     url = (await waitForOutput(child, /"url":"([^"]+)"/, 'floor server'))[1] ?? '';
     // Read at its start.
     rmSync(dir, { recursive: true, force: true });
