@@ -137,7 +137,7 @@ const DATA_WEIGHT = 3;
 export interface WarmAnswersOptions {
   cache: AnswerCache;
   keySecret: string;
-  /** Bytes the kept answers may hold (a quarter of CACHE_MAX_BYTES), least recently used out first. */
+  /** Bytes the kept answers may hold (three sixteenths of CACHE_MAX_BYTES; replays have the rest of a quarter), least recently used out first. */
   maxBytes: number;
   now?: () => number;
   /** Counts what became of each answer (WarmOutcome). */
