@@ -143,6 +143,8 @@ export class WarmReplays {
       const name = (raw[i] as string).toLowerCase();
       if (!PER_REQUEST.has(name)) hmac.update(`${name}: ${raw[i + 1]}\n`);
     }
+    // A blank line between headers and body, as in HTTP: no header can take part of a body's place.
+    hmac.update('\n');
     const body = (req as IncomingMessage & { body?: Buffer }).body;
     if (body !== undefined) hmac.update(body);
     return hmac.digest('base64url');
