@@ -4,7 +4,7 @@
  * bad GET parameters are 400, one limit refuses once, and an oversized body
  * gets a 413 its sender actually reads, however much it goes on sending.
  */
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postWebhook, SECRET } from '../helpers/subscriptions.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
@@ -102,6 +102,34 @@ describe('an oversized body', () => {
       });
       expect(response.status).toBe(413);
       expect(((await response.json()) as { errors: { message: string }[] }).errors[0]?.message).toBe('The request body is larger than 1048576 bytes.');
+    }
+  });
+
+  it('leaves the connection to serve its next request, as a client pool expects of an answer without Connection: close', async () => {
+    // One socket, kept alive: the second request goes on the connection the 413 came on, or fails if it was closed.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const send = (body: string) =>
+      new Promise<{ status: number; reused: boolean }>((resolve, reject) => {
+        const req = request(
+          t.url,
+          { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+          (res) => {
+            res.resume();
+            res.once('end', () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket }));
+          },
+        );
+        req.once('error', reject);
+        req.end(body);
+      });
+    try {
+      const big = JSON.stringify({ query: '{ __typename }', pad: 'x'.repeat(2 * 1024 * 1024) });
+      expect(await send(big)).toEqual({ status: 413, reused: false });
+      expect(await send(JSON.stringify({ query: '{ __typename }' }))).toEqual({ status: 200, reused: true });
+      // Refused again on the same connection, and it still serves.
+      expect(await send(big)).toEqual({ status: 413, reused: true });
+      expect(await send(JSON.stringify({ query: '{ __typename }' }))).toEqual({ status: 200, reused: true });
+    } finally {
+      agent.destroy();
     }
   });
 
