@@ -247,7 +247,8 @@ export class WarmAnswers {
         pending.etag = answer.etag;
         pending.body = body;
         pending.sent = answer.etag;
-        scope.cache.freshForMs = this.freshForMs(answer);
+        // Read only by a GET's Cache-Control (a POST's is no-store): a dashboard's hundred sources are not gone over for a POST.
+        if (get) scope.cache.freshForMs = this.freshForMs(answer);
         scope.cache.sources = null;
         // Yoga's JSON processor gets an empty text, and onResponse sends the bytes (onResultProcess hands any other the text).
         // Yoga's type of a result with its own serialiser (ExecutionResultWithSerializer) is not exported.

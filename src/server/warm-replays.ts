@@ -100,10 +100,9 @@ export class WarmReplays {
     warm.served(standing.answer, standing.outcome, caller, started);
     this.options.onReplayed?.();
     // Another scope's text (shared) is sent with the same headers: only its validator differs (GET only).
-    const headers: Record<string, string> = {
-      ...replay.headers,
-      'cache-control': answerCacheControl(req.method, 200, { freshForMs: warm.freshForMs(standing.answer) }),
-    };
+    // Only a GET's Cache-Control reads the age its sources have left (a POST's is no-store): not worked out for a POST.
+    const fresh = req.method === 'GET' ? { freshForMs: warm.freshForMs(standing.answer) } : undefined;
+    const headers: Record<string, string> = { ...replay.headers, 'cache-control': answerCacheControl(req.method, 200, fresh) };
     if (headers.etag !== undefined) headers.etag = standing.answer.etag;
     if (replay.status === 304) {
       res.writeHead(304, headers);
