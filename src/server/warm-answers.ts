@@ -165,11 +165,13 @@ export class WarmAnswers {
   private readonly shared: LRUCache<string, string>;
   private readonly pending = new WeakMap<Request, Pending>();
   /**
-   * Each kept answer found served, with the cache's count of changes then
-   * and until when it holds: a refresh of the same answer in the meantime
-   * is not checked source by source again (a dashboard has a hundred).
+   * Each kept answer found served, with the cache's count of changes then,
+   * until when each of its sources is served and so until when it holds: a
+   * refresh of the same answer in the meantime is not checked source by
+   * source again (a dashboard has a hundred), and one after is checked
+   * only for the sources whose time ran out, while the count stands.
    */
-  private readonly checked = new WeakMap<WarmAnswer, { generation: number; callerAge: number | undefined; until: number }>();
+  private readonly checked = new WeakMap<WarmAnswer, { generation: number; callerAge: number | undefined; until: number; each: Float64Array }>();
   /** What a replay found for a request it could not answer (handOver). */
   private readonly handovers = new WeakMap<RequestScope, { key: string; standing: Standing }>();
   /** Each source's part of a share key, worked out once: a kept answer's sources are checked again on every refresh. */
@@ -436,13 +438,20 @@ export class WarmAnswers {
     // A text pushed out for room is built again: nothing is read again for it.
     if (at >= kept.servableUntil || !this.texts.has(kept.etag)) return null;
     const { cache, reread } = this.options;
-    const checked = this.checked.get(kept);
-    if (checked && checked.generation === cache.generation && checked.callerAge === callerAge && at < checked.until) return this.withText(kept, 'served');
+    // Taken before anything is read again: a drop or mark while the reads are out makes the judgement below a stale one.
+    const generation = cache.generation;
+    const found = this.checked.get(kept);
+    const checked = found && found.generation === generation && found.callerAge === callerAge ? found : undefined;
+    if (checked && at < checked.until) return this.withText(kept, 'served');
     const stale: number[] = [];
+    const each = new Float64Array(kept.sources.length);
     let until = Number.POSITIVE_INFINITY;
     for (let i = 0; i < kept.sources.length; i++) {
       const source = kept.sources[i] as AnswerSource;
-      const servedUntil = cache.servedUntil(source, callerAge);
+      // A time found while the count stands still holds; one run out is judged again (a webhook window that ended leaves the plain age).
+      const known = checked?.each[i] ?? Number.NEGATIVE_INFINITY;
+      const servedUntil = known > at ? known : cache.servedUntil(source, callerAge);
+      each[i] = servedUntil;
       if (servedUntil > at) {
         until = Math.min(until, servedUntil);
         continue;
@@ -451,7 +460,7 @@ export class WarmAnswers {
       stale.push(i);
     }
     if (stale.length === 0) {
-      this.checked.set(kept, { generation: cache.generation, callerAge, until });
+      this.checked.set(kept, { generation, callerAge, until, each });
       return this.withText(kept, 'served');
     }
     const again = await Promise.all(
@@ -466,12 +475,16 @@ export class WarmAnswers {
       if (!now || now.version === undefined) return null;
       if (now.version !== sources[i]?.version) changed.add(kept.sources[i] as AnswerSource);
       sources[i] = now;
+      // What was read again is served until its own time: with the rest, the renewed or shared answer needs no check of its own next time.
+      each[i] = cache.servedUntil(now, callerAge);
+      until = Math.min(until, each[i] as number);
     }
     // Most answers have no claims: no map of their sources is made for them.
     const claims = kept.claims.length === 0 ? kept.claims : remapped(kept.claims, readNow(kept.sources, sources));
     if (changed.size === 0) {
       const renewed: WarmAnswer = { ...kept, sources, claims };
       this.answers.set(key, renewed, { ttl: this.ttl(sources) });
+      if (until > at) this.checked.set(renewed, { generation, callerAge, until, each });
       return this.withText(renewed, 'renewed');
     }
     const shareKey = this.shareKeyOf(operation, sources);
@@ -480,6 +493,7 @@ export class WarmAnswers {
     if (etag !== undefined) {
       const answer: WarmAnswer = { etag, sources, servableUntil: kept.servableUntil, operationName: kept.operationName, claims };
       this.answers.set(key, answer, { ttl: this.ttl(sources) });
+      if (until > at) this.checked.set(answer, { generation, callerAge, until, each });
       return this.withText(answer, 'shared');
     }
     return this.patchOf(kept, sources, changed);

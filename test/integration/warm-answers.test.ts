@@ -15,10 +15,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from 'graphql-sse';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { STEP_MS } from '../../src/sandbox/gitlab/server.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { counter } from '../helpers/metrics.js';
+import { gate } from '../helpers/shared-reads.js';
 
 const SECRET = 'warm-answers-webhook-secret-0123456789';
 const DEMO_HUB = `Basic ${Buffer.from('demo:demo-pass').toString('base64')}`;
@@ -219,6 +220,54 @@ describe('warm answers', () => {
     expect(jobReads()).toBe(reads + 1);
     expect(after.data).not.toEqual(before.data);
     expect(await warm('served')).toBe(served + 1);
+  });
+
+  it('judges the next request again when a webhook comes while a read for the one before is out', async () => {
+    await startJobWithWebhooks();
+    const before = await t.gql<Jobs>(JOBS);
+    // The project's record (plain age, 5 s) is past its age; its jobs (webhook age) are not.
+    clock += 5_000;
+    const recordReads = () => t.calls({ method: 'GET', path: '/api/v4/projects/7' }).length;
+    const reads = recordReads();
+    const held = gate();
+    t.sandbox.addFault({ method: 'GET', path: '/api/v4/projects/7', until: held.until, serve: true, times: 1 });
+    const renewed = await warm('renewed');
+    const pending = t.gql<Jobs>(JOBS);
+    await vi.waitFor(() => expect(recordReads()).toBe(reads + 1), { timeout: 60_000 });
+    // The job moves on while the record is out: its webhook drops the jobs the kept answer was built from.
+    t.sandbox.advance(STEP_MS);
+    await t.sandbox.flushDeliveries();
+    held.open();
+    // Judged as it came, before the webhook: the record unchanged, the answer stands.
+    expect((await pending).data).toEqual(before.data);
+    expect(await warm('renewed')).toBe(renewed + 1);
+    // Not the next one: the drop is seen, the jobs are read again and the answer brought up to date.
+    const jobReads = t.calls({ method: 'GET', path: /\/projects\/7\/jobs$/ }).length;
+    const after = await t.gql<Jobs>(JOBS);
+    expect(after.data).not.toEqual(before.data);
+    expect(t.calls({ method: 'GET', path: /\/projects\/7\/jobs$/ })).toHaveLength(jobReads + 1);
+  });
+
+  it('judges again, and still serves, a job page whose webhook window ended within its plain age', async () => {
+    await startJobWithWebhooks();
+    await t.sandbox.flushDeliveries();
+    // The project counts as webhook-fed for ten minutes after its last event: the answer is built just before that ends.
+    clock += 599_000;
+    expect((await t.gql<Jobs>(JOBS)).errors).toBeUndefined();
+    clock += 500;
+    const served = await warm('served');
+    await t.gql<Jobs>(JOBS);
+    expect(await warm('served')).toBe(served + 1);
+    t.resetCalls();
+    // The window is over: the page gets the plain age (5 s), which it still has, so it is served without a read.
+    clock += 1_500;
+    await t.gql<Jobs>(JOBS);
+    expect(await warm('served')).toBe(served + 2);
+    expect(t.calls({ method: 'GET' })).toEqual([]);
+    // And read again once that is over too.
+    clock += 4_000;
+    await t.gql<Jobs>(JOBS);
+    expect(t.calls({ method: 'GET', path: /\/projects\/7\/jobs$/ })).toHaveLength(1);
   });
 
   it('reads a stored answer again for another operation from its parsed form, shared and left unchanged', async () => {
