@@ -484,7 +484,7 @@ export class WarmAnswers {
     if (changed.size === 0) {
       const renewed: WarmAnswer = { ...kept, sources, claims };
       this.answers.set(key, renewed, { ttl: this.ttl(sources) });
-      if (until > at) this.checked.set(renewed, { generation, callerAge, until, each });
+      this.checked.set(renewed, { generation, callerAge, until, each });
       return this.withText(renewed, 'renewed');
     }
     const shareKey = this.shareKeyOf(operation, sources);
@@ -493,7 +493,7 @@ export class WarmAnswers {
     if (etag !== undefined) {
       const answer: WarmAnswer = { etag, sources, servableUntil: kept.servableUntil, operationName: kept.operationName, claims };
       this.answers.set(key, answer, { ttl: this.ttl(sources) });
-      if (until > at) this.checked.set(answer, { generation, callerAge, until, each });
+      this.checked.set(answer, { generation, callerAge, until, each });
       return this.withText(answer, 'shared');
     }
     return this.patchOf(kept, sources, changed);
