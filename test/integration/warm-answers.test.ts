@@ -693,6 +693,31 @@ describe('warm replays', () => {
     expect(await replays()).toBe(before + 2);
   });
 
+  it('answers with the upstream error where GitLab fails the read a replay needs, and replays again once GitLab confirms the answer', async () => {
+    const first = await (await ask('POST')).text();
+    clock += 5_000;
+    // Past the plain age: the replay reads again with the caller's token, GitLab fails it (and the run's own read).
+    t.sandbox.addFault({ method: 'GET', path: '/api/v4/projects/platform%2Fcore', status: 500 });
+    t.resetCalls();
+    const [before, stale] = [await replays(), await warm('stale')];
+    const failed = await ask('POST');
+    expect(failed.status).toBe(200);
+    const body = (await failed.json()) as { data: { project: null }; errors: { message: string; extensions: { code: string } }[] };
+    expect(body.errors[0]?.extensions.code).toBe('UPSTREAM_ERROR');
+    expect(body.data.project).toBeNull();
+    expect(await replays()).toBe(before);
+    expect(await warm('stale')).toBe(stale + 1);
+    // The replay's read, then the operation's own: nothing replayed from before the failure.
+    expect(coreReads()).toHaveLength(2);
+    t.sandbox.clearFaults();
+    t.resetCalls();
+    // GitLab answers again, unchanged (a 304 to the read again): the answer kept before the failure stands, replayed.
+    expect(await (await ask('POST')).text()).toBe(first);
+    expect(await (await ask('POST')).text()).toBe(first);
+    expect(await replays()).toBe(before + 2);
+    expect(coreReads()).toHaveLength(1);
+  });
+
   it('never replays one caller’s answer to another, nor to a request that differs in anything that can change it', async () => {
     await ask('POST');
     await ask('POST');
