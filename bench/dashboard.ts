@@ -233,6 +233,7 @@ async function run(mode: Mode): Promise<Result> {
     // Spread the first refreshes over the interval, as real users arrive.
     await new Promise((resolve) => setTimeout(resolve, Math.random() * REFRESH_MS));
     for (let n = 0; Date.now() < until; n++) {
+      // Wall time to schedule and to judge staleness against the changes' stamps; the monotonic clock for a failed refresh's latency, as timedGql's.
       const started = Date.now();
       const sent = performance.now();
       const counted = later !== null && n > 0;
